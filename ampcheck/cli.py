@@ -1,0 +1,43 @@
+"""The `ampcheck` command line: a click group whose subcommands load on demand.
+
+Subcommands live in `ampcheck.commands.*` and are imported only when invoked, so
+`ampcheck --version` and `ampcheck lint` never pay for (or require) torch.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any, Optional
+
+import click
+
+from ampcheck import __version__
+
+# name -> "module:attribute" of the click command
+COMMANDS = {
+    "lint": "ampcheck.commands.lint:lint",
+    "rule": "ampcheck.commands.rule:rule",
+    "trace": "ampcheck.commands.trace:trace",
+    "report": "ampcheck.commands.report:report",
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> Optional[click.Command]:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, _, attr = target.partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="ampcheck")
+def cli() -> None:
+    """Find mixed-precision (AMP) mistakes in PyTorch training code."""
+
+
+def main(argv: Optional[list[str]] = None) -> Any:
+    return cli.main(args=argv, prog_name="ampcheck")

@@ -1,0 +1,1 @@
+"""One module per CLI subcommand; thin wrappers that parse options and call the library."""

@@ -1,0 +1,1 @@
+"""The static half: parse once, build the program model, run small checks over it."""

@@ -1,0 +1,178 @@
+"""The per-file program model: parsed once, indexed in one traversal, queried by every check.
+
+Facets that need more analysis (bindings of scalers/optimizers/models, autocast regions,
+training-step event sequences) are built lazily on first use from the indexes collected
+here, so no check walks the tree again.
+"""
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING, Iterator, Optional, Union
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from ampcheck.findings import Finding, Fix
+from ampcheck.lint.names import ImportTable, dotted
+
+if TYPE_CHECKING:  # facets import the model; keep the cycle type-only
+    from ampcheck.lint.bindings import Bindings
+    from ampcheck.lint.events import StepEvents
+    from ampcheck.lint.regions import Regions
+
+Scope = Union[cst.Module, cst.FunctionDef, cst.ClassDef, cst.Lambda]
+
+
+class _Indexer(cst.CSTVisitor):
+    """The one traversal: parents, scopes and the node kinds checks ask about."""
+
+    def __init__(self, model: "FileModel") -> None:
+        self.m = model
+        self.stack: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.stack:
+            self.m.parents[node] = self.stack[-1]
+        self.stack.append(node)
+        m = self.m
+        if isinstance(node, cst.Call):
+            m.calls.append(node)
+        elif isinstance(node, cst.Import):
+            m.names.add_import(node)
+        elif isinstance(node, cst.ImportFrom):
+            m.names.add_import_from(node)
+        elif isinstance(node, cst.FunctionDef):
+            m.functions.append(node)
+            for p in _params(node.params):
+                m.names.shadow(p)
+        elif isinstance(node, cst.ClassDef):
+            m.classes.append(node)
+        elif isinstance(node, (cst.With)):
+            m.withs.append(node)
+        elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            m.assigns.append(node)
+        elif isinstance(node, (cst.For, cst.While)):
+            m.loops.append(node)
+        elif isinstance(node, cst.Attribute):
+            m.attributes.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.stack.pop()
+
+
+def _params(params: cst.Parameters) -> Iterator[str]:
+    for p in (*params.posonly_params, *params.params, *params.kwonly_params):
+        yield p.name.value
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            yield star.name.value
+
+
+class FileModel:
+    """Everything the checks know about one file."""
+
+    def __init__(self, path: str, source: str, module: Optional[cst.Module] = None) -> None:
+        self.path = path
+        self.source = source
+        self.module = module if module is not None else cst.parse_module(source)
+        self.names = ImportTable()
+        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        self.calls: list[cst.Call] = []
+        self.functions: list[cst.FunctionDef] = []
+        self.classes: list[cst.ClassDef] = []
+        self.withs: list[cst.With] = []
+        self.assigns: list[Union[cst.Assign, cst.AnnAssign, cst.AugAssign]] = []
+        self.loops: list[Union[cst.For, cst.While]] = []
+        self.attributes: list[cst.Attribute] = []
+        self.module.visit(_Indexer(self))
+        self._resolve_aliases()
+
+    def _resolve_aliases(self) -> None:
+        """`amp = torch.cuda.amp` extends the import table; any other rebinding of an
+        imported name shadows it, so it no longer resolves (precision before recall)."""
+        for node in self.assigns:
+            if not isinstance(node, cst.Assign):
+                continue
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    name = target.target.value
+                    if dotted(node.value) is None or not self.names.add_alias(name, node.value):
+                        self.names.shadow(name)
+
+    # -- name questions -------------------------------------------------------------------
+    def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
+        return self.names.qualname(expr)
+
+    def callee(self, call: cst.Call) -> Optional[str]:
+        """Qualified name of what a call calls, when it is certain."""
+        return self.names.qualname(call.func)
+
+    # -- tree questions --------------------------------------------------------------------
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        return self.parents.get(node)
+
+    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        cur = self.parents.get(node)
+        while cur is not None:
+            yield cur
+            cur = self.parents.get(cur)
+
+    def enclosing_function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
+        for anc in self.ancestors(node):
+            if isinstance(anc, cst.FunctionDef):
+                return anc
+        return None
+
+    def enclosing_class(self, node: cst.CSTNode) -> Optional[cst.ClassDef]:
+        for anc in self.ancestors(node):
+            if isinstance(anc, cst.ClassDef):
+                return anc
+        return None
+
+    # -- facets (built on first use) --------------------------------------------------------
+    @cached_property
+    def bindings(self) -> "Bindings":
+        from ampcheck.lint.bindings import Bindings
+
+        return Bindings(self)
+
+    @cached_property
+    def regions(self) -> "Regions":
+        from ampcheck.lint.regions import Regions
+
+        return Regions(self)
+
+    @cached_property
+    def steps(self) -> "StepEvents":
+        from ampcheck.lint.events import StepEvents
+
+        return StepEvents(self)
+
+    # -- reporting -------------------------------------------------------------------------
+    @cached_property
+    def _positions(self) -> "dict[cst.CSTNode, CodeRange]":
+        wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+        return dict(wrapper.resolve(PositionProvider))
+
+    def range(self, node: cst.CSTNode) -> CodeRange:
+        return self._positions[node]
+
+    def code_for(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    def finding(
+        self, code: str, node: cst.CSTNode, message: str, fix: Optional[Fix] = None
+    ) -> Finding:
+        """A finding at `node`; columns are 1-based like CPython's and Ruff's."""
+        r = self.range(node)
+        return Finding(
+            code=code,
+            message=message,
+            path=self.path,
+            line=r.start.line,
+            col=r.start.column + 1,
+            end_line=r.end.line,
+            end_col=r.end.column + 1,
+            fix=fix,
+        )

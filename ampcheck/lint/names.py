@@ -1,0 +1,91 @@
+"""Resolve names to dotted qualified names from the file's import table.
+
+libcst's QualifiedNameProvider/ScopeProvider are exact but expensive; AMP code names its
+APIs through imports and plain aliases, so an import table answers almost every question
+at a fraction of the cost. Resolution is flow-insensitive: a name bound to two different
+things anywhere in the file (a version-guarded `try: from torch.amp import ... except
+ImportError: from torch.cuda.amp import ...`) resolves to both, and callers that need
+certainty use `qualname`, which answers only when there is exactly one candidate.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable, Optional
+
+import libcst as cst
+
+
+def dotted(expr: cst.BaseExpression) -> Optional[str]:
+    """`a.b.c` as text for a pure Name/Attribute chain, else None."""
+    parts: list[str] = []
+    while isinstance(expr, cst.Attribute):
+        parts.append(expr.attr.value)
+        expr = expr.value
+    if not isinstance(expr, cst.Name):
+        return None
+    parts.append(expr.value)
+    return ".".join(reversed(parts))
+
+
+def module_name(expr: cst.BaseExpression) -> str:
+    """Text of an import's module expression (`torch.cuda.amp`)."""
+    return dotted(expr) or ""
+
+
+class ImportTable:
+    """Local name -> the set of qualified names it may stand for."""
+
+    def __init__(self) -> None:
+        self._bindings: dict[str, set[str]] = defaultdict(set)
+        # Names also bound by something other than an import or a plain alias (a parameter,
+        # a loop target, an assignment from a call): they may shadow the import.
+        self._shadowed: set[str] = set()
+
+    def add_import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = module_name(alias.name)
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self._bindings[alias.asname.name.value].add(full)
+            else:
+                top = full.split(".", 1)[0]
+                self._bindings[top].add(top)
+
+    def add_import_from(self, node: cst.ImportFrom) -> None:
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            return
+        base = module_name(node.module)
+        for alias in node.names:
+            name = module_name(alias.name)
+            local = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            self._bindings[local].add(f"{base}.{name}")
+
+    def add_alias(self, local: str, value: cst.BaseExpression) -> bool:
+        """`amp = torch.cuda.amp`: record the alias when the value resolves; report whether it did."""
+        targets = self.resolve(value)
+        if not targets:
+            return False
+        self._bindings[local].update(targets)
+        return True
+
+    def shadow(self, local: str) -> None:
+        self._shadowed.add(local)
+
+    def resolve(self, expr: cst.BaseExpression) -> frozenset[str]:
+        """Every qualified name a Name/Attribute chain may denote (empty if unknown)."""
+        text = dotted(expr)
+        if text is None:
+            return frozenset()
+        head, _, rest = text.partition(".")
+        if head in self._shadowed or head not in self._bindings:
+            return frozenset()
+        return frozenset(f"{b}.{rest}" if rest else b for b in self._bindings[head])
+
+    def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
+        """The one qualified name of `expr`, or None when unknown or ambiguous."""
+        found = self.resolve(expr)
+        return next(iter(found)) if len(found) == 1 else None
+
+    def bound_names(self) -> Iterable[str]:
+        return self._bindings.keys()
