@@ -17,6 +17,7 @@ from ampcheck.lint.names import ImportTable, dotted
 
 if TYPE_CHECKING:  # facets import the model; keep the cycle type-only
     from ampcheck.lint.bindings import Bindings
+    from ampcheck.lint.consteval import ConstEval
     from ampcheck.lint.events import StepEvents
     from ampcheck.lint.regions import Regions
 
@@ -131,6 +132,12 @@ class FileModel:
         return None
 
     # -- facets (built on first use) --------------------------------------------------------
+    @cached_property
+    def consts(self) -> "ConstEval":
+        from ampcheck.lint.consteval import ConstEval
+
+        return ConstEval(self)
+
     @cached_property
     def bindings(self) -> "Bindings":
         from ampcheck.lint.bindings import Bindings

@@ -1,0 +1,251 @@
+"""Evaluate the expressions AMP code passes to its constructors, where that is certain.
+
+`GradScaler(enabled=(dtype == "float16"))` with `dtype = "bfloat16"` above is off;
+`autocast("cuda", dtype=ptdtype)` with `ptdtype = {...}[dtype]` is bf16. Anything the
+evaluator cannot pin down is UNKNOWN, which rules read as "maybe". A name counts as a
+constant only when it is assigned exactly once in its scope (function, else module), and
+module names stop being constants in a file that rewrites its globals (`exec`, `globals()`),
+as nanoGPT's configurator does.
+"""
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Union
+
+import libcst as cst
+
+from ampcheck.lint.names import dotted
+
+
+class _Unknown:
+    _instance: Optional["_Unknown"] = None
+
+    def __new__(cls) -> "_Unknown":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN: Any = _Unknown()
+
+
+@dataclass(frozen=True)
+class TorchDtype:
+    """A `torch.<dtype>` value, by canonical name ("float16", "bfloat16", "float32", ...)."""
+
+    name: str
+
+
+_DTYPE_ALIASES = {
+    "float16": "float16",
+    "half": "float16",
+    "bfloat16": "bfloat16",
+    "float32": "float32",
+    "float": "float32",
+    "float64": "float64",
+    "double": "float64",
+}
+
+_COMPARE: dict[type, Callable[[Any, Any], Any]] = {
+    cst.Equal: operator.eq,
+    cst.NotEqual: operator.ne,
+    cst.Is: operator.is_,
+    cst.IsNot: operator.is_not,
+    cst.In: lambda a, b: a in b,
+    cst.NotIn: lambda a, b: a not in b,
+    cst.LessThan: operator.lt,
+    cst.GreaterThan: operator.gt,
+    cst.LessThanEqual: operator.le,
+    cst.GreaterThanEqual: operator.ge,
+}
+
+_MAX_DEPTH = 8
+
+Assignment = Union[cst.Assign, cst.AnnAssign, cst.AugAssign]
+
+
+class ConstEval:
+    def __init__(self, model: "FileModel") -> None:  # noqa: F821 - circular type
+        self.model = model
+        self._by_scope = self._index_assignments()
+        self._module_dynamic = any(
+            model.callee(c) in ("exec", "globals") or _bare_name(c.func) in ("exec", "globals")
+            for c in model.calls
+            if model.enclosing_function(c) is None
+        )
+
+    def _index_assignments(self) -> dict[tuple[Optional[cst.FunctionDef], str], list[Assignment]]:
+        out: dict[tuple[Optional[cst.FunctionDef], str], list[Assignment]] = {}
+        for node in self.model.assigns:
+            targets: list[cst.BaseExpression] = []
+            if isinstance(node, cst.Assign):
+                targets = [t.target for t in node.targets]
+            else:
+                targets = [node.target]
+            for t in targets:
+                for name in _target_names(t):
+                    key = (self.model.enclosing_function(node), name)
+                    out.setdefault(key, []).append(node)
+        return out
+
+    def value(self, expr: Optional[cst.BaseExpression], _depth: int = 0) -> Any:
+        """The Python value of `expr`, or UNKNOWN."""
+        if expr is None or _depth > _MAX_DEPTH:
+            return UNKNOWN
+        d = _depth + 1
+        if isinstance(expr, (cst.Integer, cst.Float)):
+            return expr.evaluated_value
+        if isinstance(expr, cst.SimpleString):
+            return expr.evaluated_value
+        if isinstance(expr, cst.ConcatenatedString):
+            v = expr.evaluated_value
+            return UNKNOWN if v is None else v
+        if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
+            return {"True": True, "False": False, "None": None}[expr.value]
+        dtype = self._dtype(expr)
+        if dtype is not None:
+            return dtype
+        if isinstance(expr, cst.Name):
+            return self._name(expr, d)
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+            v = self.value(expr.expression, d)
+            return UNKNOWN if v is UNKNOWN else (not v)
+        if isinstance(expr, cst.BooleanOperation):
+            return self._boolop(expr, d)
+        if isinstance(expr, cst.Comparison):
+            return self._compare(expr, d)
+        if isinstance(expr, cst.IfExp):
+            test = self.value(expr.test, d)
+            if test is UNKNOWN:
+                body, orelse = self.value(expr.body, d), self.value(expr.orelse, d)
+                return body if body is not UNKNOWN and body == orelse else UNKNOWN
+            return self.value(expr.body if test else expr.orelse, d)
+        if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+            items = [self.value(e.value, d) if isinstance(e, cst.Element) else UNKNOWN for e in expr.elements]
+            if any(i is UNKNOWN for i in items):
+                return UNKNOWN
+            return tuple(items) if not isinstance(expr, cst.Set) else frozenset(items)
+        if isinstance(expr, cst.Dict):
+            return self._dict(expr, d)
+        if isinstance(expr, cst.Subscript):
+            return self._subscript(expr, d)
+        return UNKNOWN
+
+    def truth(self, expr: Optional[cst.BaseExpression]) -> Optional[bool]:
+        """True/False when certain, None for "maybe"."""
+        v = self.value(expr)
+        if v is UNKNOWN:
+            return None
+        try:
+            return bool(v)
+        except Exception:
+            return None
+
+    def _dtype(self, expr: cst.BaseExpression) -> Optional[TorchDtype]:
+        for q in self.model.names.resolve(expr) or ():
+            mod, _, attr = q.rpartition(".")
+            if mod == "torch" and attr in _DTYPE_ALIASES:
+                found = TorchDtype(_DTYPE_ALIASES[attr])
+                if all(self._same_dtype(o, found) for o in self.model.names.resolve(expr)):
+                    return found
+        return None
+
+    @staticmethod
+    def _same_dtype(q: str, d: TorchDtype) -> bool:
+        mod, _, attr = q.rpartition(".")
+        return mod == "torch" and _DTYPE_ALIASES.get(attr) == d.name
+
+    def _name(self, expr: cst.Name, depth: int) -> Any:
+        fn = self.model.enclosing_function(expr)
+        local = self._by_scope.get((fn, expr.value)) if fn is not None else None
+        if fn is not None and local is None and expr.value in _param_names(fn):
+            return UNKNOWN
+        assigns = local if local is not None else self._by_scope.get((None, expr.value))
+        if assigns is None or len(assigns) != 1:
+            return UNKNOWN
+        if local is None and self._module_dynamic:
+            return UNKNOWN
+        node = assigns[0]
+        if isinstance(node, cst.AugAssign) or node.value is None:
+            return UNKNOWN
+        if isinstance(node, cst.Assign) and not all(isinstance(t.target, cst.Name) for t in node.targets):
+            return UNKNOWN
+        return self.value(node.value, depth)
+
+    def _boolop(self, expr: cst.BooleanOperation, depth: int) -> Any:
+        left = self.value(expr.left, depth)
+        is_and = isinstance(expr.operator, cst.And)
+        if left is not UNKNOWN and (bool(left) != is_and):
+            return left  # short-circuit: `False and x`, `True or x`
+        right = self.value(expr.right, depth)
+        if left is UNKNOWN:
+            # `x and False` is falsy, `x or True` is truthy, whatever x is
+            if right is not UNKNOWN and bool(right) != is_and:
+                return right
+            return UNKNOWN
+        return right
+
+    def _compare(self, expr: cst.Comparison, depth: int) -> Any:
+        left = self.value(expr.left, depth)
+        if left is UNKNOWN:
+            return UNKNOWN
+        for target in expr.comparisons:
+            right = self.value(target.comparator, depth)
+            op = _COMPARE.get(type(target.operator))
+            if right is UNKNOWN or op is None:
+                return UNKNOWN
+            try:
+                if not op(left, right):
+                    return False
+            except Exception:
+                return UNKNOWN
+            left = right
+        return True
+
+    def _dict(self, expr: cst.Dict, depth: int) -> Any:
+        out = {}
+        for el in expr.elements:
+            if not isinstance(el, cst.DictElement):
+                return UNKNOWN
+            k, v = self.value(el.key, depth), self.value(el.value, depth)
+            if k is UNKNOWN:
+                return UNKNOWN
+            out[k] = v  # values may be UNKNOWN; only a lookup that hits one is unknown
+        return out
+
+    def _subscript(self, expr: cst.Subscript, depth: int) -> Any:
+        if len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+            return UNKNOWN
+        container = self.value(expr.value, depth)
+        key = self.value(expr.slice[0].slice.value, depth)
+        if container is UNKNOWN or key is UNKNOWN:
+            return UNKNOWN
+        try:
+            return container[key]
+        except Exception:
+            return UNKNOWN
+
+
+def _bare_name(expr: cst.BaseExpression) -> Optional[str]:
+    return expr.value if isinstance(expr, cst.Name) else None
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in _target_names(el.value)]
+    return []
+
+
+def _param_names(fn: cst.FunctionDef) -> set[str]:
+    p = fn.params
+    names = {x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)}
+    for star in (p.star_arg, p.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.add(star.name.value)
+    return names
