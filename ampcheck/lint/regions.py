@@ -1,0 +1,343 @@
+"""Autocast regions: where code runs under `torch.autocast`, with which device, dtype and state.
+
+API (facet `model.regions`):
+
+- `AutocastRegion(node, call, device, dtype, enabled, body, via)`:
+  `node` is the `with` statement or the function the region covers; `call` the
+  `autocast(...)` call that configures it (for a stored manager, the call in the assignment);
+  `device` the device type string as written (`"cuda"`, `"cpu"`, or an invalid `"cuda:0"`),
+  None when unknown; `dtype` `"float16"`/`"bfloat16"`/... from an explicit `dtype=`, else the
+  device default (CUDA float16, CPU bfloat16) when the device is certain, else None;
+  `enabled` True / False / None ("maybe"); `body` the block that runs under it; `via` the call
+  sites for a function entered from inside another region.
+- `model.regions.all`: every region in the file.
+- `model.regions.enclosing(node)`: the innermost region covering `node`, a disabled one
+  included, so callers see that `autocast(enabled=False)` turned autocast off there.
+- `model.regions.active(node)`: the innermost region unless it is certainly disabled.
+- `model.regions.uses_autocast`: whether the file uses autocast at all.
+- `model.regions.config(call)`: the (device, dtype, enabled) of one `autocast(...)` call.
+
+Regions come from `with` items (several per statement, nested), every autocast spelling
+(`torch.autocast`, `torch.amp.autocast`, `torch.cuda.amp.autocast`, `torch.cpu.amp.autocast`,
+import aliases, `functools.partial(torch.autocast, ...)`), managers stored in a name or a
+`self.` attribute (`ctx = nullcontext() if cpu else torch.amp.autocast(...)`: a manager that
+may not be autocast makes a region with enabled=None), `@autocast(...)` decorators, and
+functions of this file called from inside a region (one level). A region ends at a nested
+function definition: its body runs when called, not where it is written.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional, Sequence, Union
+
+import libcst as cst
+
+from ampcheck.lint.consteval import UNKNOWN, TorchDtype
+from ampcheck.lint.names import dotted
+
+if TYPE_CHECKING:
+    from ampcheck.lint.model import FileModel
+
+# qualified name -> the fixed device of that spelling, or None when it takes `device_type` first
+AUTOCAST_SPELLINGS: dict[str, Optional[str]] = {
+    "torch.autocast": None,
+    "torch.amp.autocast": None,
+    "torch.amp.autocast_mode.autocast": None,
+    "torch.cuda.amp.autocast": "cuda",
+    "torch.cuda.amp.autocast_mode.autocast": "cuda",
+    "torch.cpu.amp.autocast": "cpu",
+    "torch.cpu.amp.autocast_mode.autocast": "cpu",
+}
+_DEVICE_FIRST = ("device_type", "dtype", "enabled", "cache_enabled")
+_ENABLED_FIRST = ("enabled", "dtype", "cache_enabled")
+DEFAULT_DTYPE = {"cuda": "float16", "cpu": "bfloat16"}
+_PARTIAL = frozenset({"functools.partial"})
+
+Owner = Union[cst.With, cst.FunctionDef]
+
+
+@dataclass(frozen=True)
+class Config:
+    """What one autocast call (or manager alternative) sets."""
+
+    device: Optional[str]
+    dtype: Optional[str]
+    enabled: Optional[bool]
+    call: Optional[cst.Call]
+
+
+@dataclass(frozen=True, eq=False)
+class AutocastRegion:
+    node: Owner
+    call: Optional[cst.Call]
+    device: Optional[str]
+    dtype: Optional[str]
+    enabled: Optional[bool]
+    body: cst.BaseSuite
+    via: tuple[cst.Call, ...] = ()
+
+    @property
+    def anchor(self) -> cst.CSTNode:
+        """Where a finding about the region itself points: the configuring call, else the node."""
+        return self.call if self.call is not None else self.node
+
+
+class Regions:
+    def __init__(self, model: "FileModel") -> None:
+        self.model = model
+        self._assigned = _index_assignments(model)
+        self._by_with: dict[cst.With, AutocastRegion] = {}
+        self._by_function: dict[cst.FunctionDef, AutocastRegion] = {}
+        for w in model.withs:
+            self._add_with(w)
+        for fn in model.functions:
+            self._add_decorated(fn)
+        self._add_called()
+        self.all: list[AutocastRegion] = [*self._by_with.values(), *self._by_function.values()]
+
+    # -- public questions -------------------------------------------------------------------
+    def enclosing(self, node: cst.CSTNode) -> Optional[AutocastRegion]:
+        child: cst.CSTNode = node
+        for anc in self.model.ancestors(node):
+            if isinstance(anc, cst.With) and anc in self._by_with and child is anc.body:
+                return self._by_with[anc]
+            if isinstance(anc, cst.FunctionDef):
+                return self._by_function.get(anc) if child is anc.body else None
+            if isinstance(anc, cst.ClassDef):
+                return None
+            child = anc
+        return None
+
+    def active(self, node: cst.CSTNode) -> Optional[AutocastRegion]:
+        r = self.enclosing(node)
+        return None if r is None or r.enabled is False else r
+
+    @property
+    def uses_autocast(self) -> bool:
+        return bool(self.all) or any(self.is_autocast(c.func) for c in self.model.calls) or any(
+            self.is_autocast(a) for a in self.model.attributes
+        )
+
+    def is_autocast(self, expr: cst.BaseExpression) -> bool:
+        """Whether `expr` names autocast itself, certainly (every candidate is a spelling)."""
+        found = self.model.names.resolve(expr)
+        return bool(found) and all(q in AUTOCAST_SPELLINGS for q in found)
+
+    def config(self, call: cst.Call) -> Optional[Config]:
+        """Device/dtype/enabled of a direct `autocast(...)` call; None if it is not one."""
+        if not self.is_autocast(call.func):
+            return None
+        return self._config(call.func, list(call.args), call)
+
+    # -- building ---------------------------------------------------------------------------
+    def _add_with(self, w: cst.With) -> None:
+        region = self._innermost(w, w.body, [item.item for item in w.items])
+        if region is not None:
+            self._by_with[w] = region
+
+    def _add_decorated(self, fn: cst.FunctionDef) -> None:
+        region = self._innermost(fn, fn.body, [d.decorator for d in fn.decorators])
+        if region is not None:
+            self._by_function[fn] = region
+
+    def _innermost(
+        self, node: Owner, body: cst.BaseSuite, managers: list[cst.BaseExpression]
+    ) -> Optional[AutocastRegion]:
+        """The region of the last autocast manager: the last `with` item and the decorator
+        nearest the `def` are entered last."""
+        for expr in reversed(managers):
+            configs = self._manager(expr, depth=0)
+            if configs is not None:
+                return _region(node, body, configs)
+        return None
+
+    def _add_called(self) -> None:
+        sites: dict[cst.FunctionDef, list[tuple[cst.Call, AutocastRegion]]] = {}
+        for call in self.model.calls:
+            outer = self.active(call)
+            if outer is None or outer.via:
+                continue
+            target = self._same_file_function(call)
+            if target is not None and target not in self._by_function:
+                sites.setdefault(target, []).append((call, outer))
+        for fn, uses in sites.items():
+            configs = [Config(r.device, r.dtype, r.enabled, r.call) for _, r in uses]
+            self._by_function[fn] = _region(fn, fn.body, configs, via=tuple(c for c, _ in uses))
+
+    def _same_file_function(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        """The function of this file a call certainly enters: `helper(...)` for a function
+        visible from the call's scope, `self.method(...)` for a method of the same class."""
+        m = self.model
+        func = call.func
+        if isinstance(func, cst.Name):
+            if m.names.resolve(func):
+                return None
+            scopes = {m.enclosing_function(call), None}
+            fn = m.enclosing_function(call)
+            while fn is not None:
+                fn = m.enclosing_function(fn)
+                scopes.add(fn)
+            found = [
+                f for f in m.functions
+                if f.name.value == func.value and m.enclosing_class(f) is None
+                and m.enclosing_function(f) in scopes
+            ]
+            return found[0] if len(found) == 1 else None
+        if isinstance(func, cst.Attribute) and dotted(func.value) == "self":
+            cls = m.enclosing_class(call)
+            if cls is None:
+                return None
+            found = [
+                f for f in m.functions
+                if f.name.value == func.attr.value and m.parent(m.parent(f)) is cls
+            ]
+            return found[0] if len(found) == 1 else None
+        return None
+
+    # -- what a manager expression may be -------------------------------------------------------
+    def _manager(self, expr: cst.BaseExpression, depth: int) -> Optional[list[Optional[Config]]]:
+        """The alternatives a context-manager expression may evaluate to: a Config for each
+        autocast alternative, None for each other one; None overall when none is autocast."""
+        if depth > 4:
+            return None
+        alternatives: list[Optional[Config]]
+        if isinstance(expr, cst.Call):
+            alternatives = self._called(expr, depth)
+        elif isinstance(expr, cst.IfExp):
+            alternatives = self._branches(expr, depth)
+        elif isinstance(expr, (cst.Name, cst.Attribute)) and not self.model.names.resolve(expr):
+            alternatives = []
+            for value in self._values_of(expr):
+                alternatives.extend(self._manager(value, depth + 1) or [None])
+        else:
+            return None
+        return alternatives if any(a is not None for a in alternatives) else None
+
+    def _branches(self, expr: cst.IfExp, depth: int) -> list[Optional[Config]]:
+        test = self.model.consts.truth(expr.test)
+        picked = [expr.body] if test is True else [expr.orelse] if test is False else [expr.body, expr.orelse]
+        out: list[Optional[Config]] = []
+        for branch in picked:
+            out.extend(self._manager(branch, depth + 1) or [None])
+        return out
+
+    def _called(self, call: cst.Call, depth: int) -> list[Optional[Config]]:
+        if self.is_autocast(call.func):
+            return [self._config(call.func, list(call.args), call)]
+        if not isinstance(call.func, (cst.Name, cst.Attribute)) or self.model.names.resolve(call.func):
+            return [None]
+        # `amp_autocast = partial(torch.autocast, ...)` (or `= torch.autocast`), then `amp_autocast()`
+        out: list[Optional[Config]] = []
+        for value in self._values_of(call.func):
+            if isinstance(value, (cst.Name, cst.Attribute)) and self.is_autocast(value):
+                out.append(self._config(value, list(call.args), call))
+            elif (
+                isinstance(value, cst.Call)
+                and self.model.callee(value) in _PARTIAL
+                and value.args
+                and value.args[0].keyword is None
+                and self.is_autocast(value.args[0].value)
+            ):
+                out.append(self._config(value.args[0].value, [*value.args[1:], *call.args], value))
+            else:
+                out.append(None)
+        return out or [None]
+
+    def _values_of(self, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+        """Every value assigned to a name (in the scope that uses it, else the module) or to a
+        `self.` attribute (anywhere in the class)."""
+        m = self.model
+        text = dotted(expr)
+        if text is None:
+            return []
+        if isinstance(expr, cst.Name):
+            scope = m.enclosing_function(expr)
+            local = self._assigned.get((scope, text))
+            return local if local is not None else self._assigned.get((None, text), [])
+        if text.startswith("self.") and text.count(".") == 1:
+            cls = m.enclosing_class(expr)
+            return self._assigned.get((cls, text), []) if cls is not None else []
+        return []
+
+    def _config(self, func: cst.BaseExpression, args: Sequence[cst.Arg], call: cst.Call) -> Config:
+        consts = self.model.consts
+        devices = {AUTOCAST_SPELLINGS[q] for q in self.model.names.resolve(func)}
+        if any(a.star for a in args):
+            return Config(None, None, None, call)
+        fixed = devices.pop() if len(devices) == 1 else UNKNOWN
+        if fixed is UNKNOWN:
+            return Config(None, None, None, call)
+        params = _ENABLED_FIRST if fixed is not None else _DEVICE_FIRST
+        device: Optional[str] = fixed
+        if fixed is None:
+            value = consts.value(_arg(args, params, "device_type"))
+            device = value if isinstance(value, str) else None
+        dtype_expr = _arg(args, params, "dtype")
+        dtype: Optional[str] = None
+        dtype_value = consts.value(dtype_expr) if dtype_expr is not None else None
+        if isinstance(dtype_value, TorchDtype):
+            dtype = dtype_value.name
+        elif dtype_value is None and device is not None:
+            dtype = DEFAULT_DTYPE.get(device)
+        enabled_expr = _arg(args, params, "enabled")
+        enabled = True if enabled_expr is None else consts.truth(enabled_expr)
+        return Config(device, dtype, enabled, call)
+
+
+def _arg(args: Sequence[cst.Arg], params: Sequence[str], name: str) -> Optional[cst.BaseExpression]:
+    for a in args:
+        if a.keyword is not None and a.keyword.value == name:
+            return a.value
+    positional = [a for a in args if a.keyword is None]
+    i = params.index(name)
+    return positional[i].value if i < len(positional) else None
+
+
+def _region(
+    node: Owner, body: cst.BaseSuite, alternatives: Sequence[Optional[Config]], via: tuple[cst.Call, ...] = ()
+) -> AutocastRegion:
+    """One region from a manager's alternatives: fields agree or are unknown; a manager that
+    may be something other than autocast may leave autocast off."""
+    configs = [c for c in alternatives if c is not None]
+    maybe_not = len(configs) != len(alternatives)
+
+    def agreed(values: list):  # type: ignore[no-untyped-def]
+        return values[0] if all(v == values[0] for v in values) else None
+
+    enabled = agreed([c.enabled for c in configs])
+    if maybe_not and enabled is not False:
+        enabled = None
+    return AutocastRegion(
+        node=node,
+        call=configs[0].call,
+        device=agreed([c.device for c in configs]),
+        dtype=agreed([c.dtype for c in configs]),
+        enabled=enabled,
+        body=body,
+        via=via,
+    )
+
+
+def _index_assignments(model: "FileModel") -> dict[tuple[Optional[cst.CSTNode], str], list[cst.BaseExpression]]:
+    """(scope, target text) -> assigned values. Names are keyed by their function (None for
+    the module); `self.x` by the class, since any method may set it."""
+    out: dict[tuple[Optional[cst.CSTNode], str], list[cst.BaseExpression]] = {}
+    for node in model.assigns:
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, cst.AnnAssign) and node.value is not None:
+            targets = [node.target]
+        else:
+            continue
+        for t in targets:
+            text = dotted(t)
+            if text is None:
+                continue
+            if isinstance(t, cst.Name):
+                key = (model.enclosing_function(node), text)
+            elif text.startswith("self.") and text.count(".") == 1:
+                key = (model.enclosing_class(node), text)
+            else:
+                continue
+            out.setdefault(key, []).append(node.value)  # type: ignore[union-attr]
+    return out
