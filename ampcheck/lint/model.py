@@ -109,6 +109,47 @@ class FileModel:
         """Qualified name of what a call calls, when it is certain."""
         return self.names.qualname(call.func)
 
+    # -- value questions -------------------------------------------------------------------
+    @cached_property
+    def _assigned(self) -> "dict[tuple[Optional[cst.CSTNode], str], list[cst.BaseExpression]]":
+        """(scope, target text) -> values assigned. Names are keyed by their function (None
+        for the module); `self.x` by its class, since any method may set it."""
+        out: dict[tuple[Optional[cst.CSTNode], str], list[cst.BaseExpression]] = {}
+        for node in self.assigns:
+            if isinstance(node, cst.Assign):
+                targets = [t.target for t in node.targets]
+            elif isinstance(node, cst.AnnAssign) and node.value is not None:
+                targets = [node.target]
+            else:
+                continue
+            for t in targets:
+                text = dotted(t)
+                if text is None:
+                    continue
+                if isinstance(t, cst.Name):
+                    key = (self.enclosing_function(node), text)
+                elif text.startswith("self.") and text.count(".") == 1:
+                    key = (self.enclosing_class(node), text)
+                else:
+                    continue
+                out.setdefault(key, []).append(node.value)  # type: ignore[arg-type]
+        return out
+
+    def values_of(self, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+        """Every value assigned to a name (in the function that uses it, else the module) or
+        to a `self.` attribute (anywhere in its class): flow-insensitive, so a caller sees all
+        the alternatives a name may hold."""
+        text = dotted(expr)
+        if text is None:
+            return []
+        if isinstance(expr, cst.Name):
+            local = self._assigned.get((self.enclosing_function(expr), text))
+            return local if local is not None else self._assigned.get((None, text), [])
+        if text.startswith("self.") and text.count(".") == 1:
+            cls = self.enclosing_class(expr)
+            return self._assigned.get((cls, text), []) if cls is not None else []
+        return []
+
     # -- tree questions --------------------------------------------------------------------
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         return self.parents.get(node)

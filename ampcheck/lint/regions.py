@@ -85,7 +85,6 @@ class AutocastRegion:
 class Regions:
     def __init__(self, model: "FileModel") -> None:
         self.model = model
-        self._assigned = _index_assignments(model)
         self._by_with: dict[cst.With, AutocastRegion] = {}
         self._by_function: dict[cst.FunctionDef, AutocastRegion] = {}
         for w in model.withs:
@@ -207,7 +206,7 @@ class Regions:
             alternatives = self._branches(expr, depth)
         elif isinstance(expr, (cst.Name, cst.Attribute)) and not self.model.names.resolve(expr):
             alternatives = []
-            for value in self._values_of(expr):
+            for value in self.model.values_of(expr):
                 alternatives.extend(self._manager(value, depth + 1) or [None])
         else:
             return None
@@ -228,7 +227,7 @@ class Regions:
             return [None]
         # `amp_autocast = partial(torch.autocast, ...)` (or `= torch.autocast`), then `amp_autocast()`
         out: list[Optional[Config]] = []
-        for value in self._values_of(call.func):
+        for value in self.model.values_of(call.func):
             if isinstance(value, (cst.Name, cst.Attribute)) and self.is_autocast(value):
                 out.append(self._config(value, list(call.args), call))
             elif (
@@ -242,22 +241,6 @@ class Regions:
             else:
                 out.append(None)
         return out or [None]
-
-    def _values_of(self, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
-        """Every value assigned to a name (in the scope that uses it, else the module) or to a
-        `self.` attribute (anywhere in the class)."""
-        m = self.model
-        text = dotted(expr)
-        if text is None:
-            return []
-        if isinstance(expr, cst.Name):
-            scope = m.enclosing_function(expr)
-            local = self._assigned.get((scope, text))
-            return local if local is not None else self._assigned.get((None, text), [])
-        if text.startswith("self.") and text.count(".") == 1:
-            cls = m.enclosing_class(expr)
-            return self._assigned.get((cls, text), []) if cls is not None else []
-        return []
 
     def _config(self, func: cst.BaseExpression, args: Sequence[cst.Arg], call: cst.Call) -> Config:
         consts = self.model.consts
@@ -316,28 +299,3 @@ def _region(
         body=body,
         via=via,
     )
-
-
-def _index_assignments(model: "FileModel") -> dict[tuple[Optional[cst.CSTNode], str], list[cst.BaseExpression]]:
-    """(scope, target text) -> assigned values. Names are keyed by their function (None for
-    the module); `self.x` by the class, since any method may set it."""
-    out: dict[tuple[Optional[cst.CSTNode], str], list[cst.BaseExpression]] = {}
-    for node in model.assigns:
-        if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
-        elif isinstance(node, cst.AnnAssign) and node.value is not None:
-            targets = [node.target]
-        else:
-            continue
-        for t in targets:
-            text = dotted(t)
-            if text is None:
-                continue
-            if isinstance(t, cst.Name):
-                key = (model.enclosing_function(node), text)
-            elif text.startswith("self.") and text.count(".") == 1:
-                key = (model.enclosing_class(node), text)
-            else:
-                continue
-            out.setdefault(key, []).append(node.value)  # type: ignore[union-attr]
-    return out
