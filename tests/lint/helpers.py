@@ -1,0 +1,31 @@
+"""Run the registered checks on source text, without the engine: the rules' own tests use it."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Union
+
+from ampcheck.findings import Finding
+from ampcheck.lint.checks import load_all
+from ampcheck.lint.model import FileModel
+
+
+def lint_source(source: str, select: str = "AMP", path: str = "<test>.py") -> list[Finding]:
+    """Every finding whose code starts with `select`, from every registered check, sorted."""
+    model = FileModel(path, source)
+    found = {
+        (f.code, f.line, f.col): f
+        for chk in load_all()
+        if any(c.startswith(select) for c in chk.codes)
+        for f in chk.fn(model)
+        if f.code.startswith(select)
+    }
+    return sorted(found.values(), key=Finding.sort_key)
+
+
+def lint_file(path: Union[str, Path], select: str = "AMP") -> list[Finding]:
+    path = Path(path)
+    return lint_source(path.read_text(encoding="utf-8"), select, str(path))
+
+
+def codes(findings: list[Finding]) -> list[tuple[str, int]]:
+    return [(f.code, f.line) for f in findings]
