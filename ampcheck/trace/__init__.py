@@ -1,0 +1,27 @@
+"""The runtime tracer: `ampcheck.trace(...)` records what really ran under autocast.
+
+Layout: `tracer.py` (the dispatch mode, aggregation, Observer seam), `modules.py` (module
+attribution), `policy.py` (autocast policy data), `flops.py` (FLOP formulas), `report.py`
+(TraceReport: JSON, coverage, findings seam; torch-free), `rules.py` (AMP501-AMP503),
+`text.py` (the text summary). Only `tracer.py`, `modules.py` and `flops.py` import torch.
+
+`ampcheck.trace` is both this package and the function users call
+(`with ampcheck.trace(steps=3) as t:`): once the package is imported, Python binds the
+attribute `ampcheck.trace` to it, so the package itself is made callable and forwards to
+`ampcheck.trace.tracer.trace`.
+"""
+from __future__ import annotations
+
+import sys
+import types
+from typing import Any
+
+
+class _CallableModule(types.ModuleType):
+    def __call__(self, **options: Any) -> Any:
+        from ampcheck.trace.tracer import trace
+
+        return trace(**options)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,498 @@
+"""`ampcheck.trace()`: record what really ran, in which dtype, where, at what cost.
+
+    with ampcheck.trace(steps=3) as t:
+        train(...)
+    print(t.report.to_text())
+
+How it works. A TorchDispatchMode sees every aten op (forward, backward, autocast's own
+`_to_copy` casts, the optimizer) with its real dtypes, and aggregates as it goes into one
+record per distinct (op, phase, module, input dtypes, output dtype, autocast dtype, device
+type, cast kind): count, FLOPs, bytes. Memory stays flat and no tensor is referenced.
+Autocast state cannot be read inside `__torch_dispatch__` (autocast's keys are excluded
+there), so the tracer wraps `torch.autocast.__enter__/__exit__` and keeps the state per device
+type itself; user-written casts are told from autocast's by wrapping the Tensor cast methods
+(`to`, `half`, `bfloat16`, `float`, `double`, `type`, `type_as`) with a depth counter.
+
+Seams (for the GradScaler observer, numerics, the pytest plugin):
+  * `Observer`: subclass and pass `trace(observers=[...])`, or append a zero-argument factory
+    to `DEFAULT_OBSERVERS` to run in every trace. Hooks: `on_start(trace)`, `on_stop(trace)`,
+    `on_step(trace, optimizer)` after every `optimizer.step()`, `contribute(report)` to add
+    `report.sections[...]`/`report.meta[...]`. With `wants_ops = True`, `on_op(trace, func,
+    args, kwargs, out, key)` runs after every recorded op (key: the record key, see
+    `Trace.key_fields`); keep it cheap, it is on the hot path, and never keep tensors.
+  * `Trace.steps` (optimizer steps so far), `Trace.recording`, `Trace.modules` (the
+    ModuleTracker: current module name, parameter names by id).
+
+Threads: only the thread that entered the trace is traced, plus the autograd engine's
+threads running its backward. Autocast entered in another thread is not seen (the wrapper
+ignores it), and ops of other threads are not recorded. Nesting traces raises RuntimeError.
+`torch.compile`: under a dispatch mode compiled code runs eagerly; the trace warns once.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import threading
+import time
+import warnings
+from typing import Any, Callable, Iterable, Optional
+
+import torch
+from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode
+
+import ampcheck
+from ampcheck.trace import flops, policy
+from ampcheck.trace.modules import ModuleTracker, backward_module
+from ampcheck.trace.report import OpRecord, TraceReport, WeightCasts
+
+__all__ = ["trace", "Trace", "Observer", "DEFAULT_OBSERVERS"]
+
+_ACTIVE: Optional["Trace"] = None
+_graph_task_id = torch._C._current_graph_task_id
+_Tensor = torch.Tensor
+_Parameter = torch.nn.Parameter
+_CAST_OPS = frozenset({torch.ops.aten._to_copy.default})
+_SKIP_NAMESPACES = frozenset({"profiler"})  # record_function markers, not computation
+_CAST_METHODS = ("to", "half", "bfloat16", "float", "double", "type", "type_as")
+_SKIP_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (torch, ampcheck))
+ALL_PHASES = ("forward", "backward", "recompute", "optimizer")
+
+
+class Observer:
+    """Extension point: override the hooks you need (see the module docstring)."""
+
+    wants_ops = False
+
+    def on_start(self, trace: "Trace") -> None:
+        pass
+
+    def on_stop(self, trace: "Trace") -> None:
+        pass
+
+    def on_step(self, trace: "Trace", optimizer: Any) -> None:
+        pass
+
+    def on_op(self, trace: "Trace", func: Any, args: tuple, kwargs: dict, out: Any, key: tuple) -> None:
+        pass
+
+    def contribute(self, report: TraceReport) -> None:
+        pass
+
+
+DEFAULT_OBSERVERS: list[Callable[[], Observer]] = []
+
+
+class _OpInfo:
+    """What the hot path needs to know about an OpOverload, computed once."""
+
+    __slots__ = ("name", "skip", "flop", "is_cast", "is_view")
+
+    def __init__(self, func: Any) -> None:
+        self.name = func.overloadpacket.__name__
+        self.skip = func.namespace in _SKIP_NAMESPACES
+        self.flop = flops.formula_for(func)
+        self.is_cast = func in _CAST_OPS
+        self.is_view = func.is_view
+
+
+def _dtype_name(dtype: Optional[torch.dtype]) -> Optional[str]:
+    return None if dtype is None else str(dtype).replace("torch.", "")
+
+
+def _display_path(filename: str) -> str:
+    cwd = os.getcwd() + os.sep
+    return filename[len(cwd):] if filename.startswith(cwd) else filename
+
+
+def _user_source() -> Optional[str]:
+    """file:line of the first frame outside torch and ampcheck (called once per new record)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(_SKIP_DIRS) and not filename.startswith("<frozen"):
+            return f"{_display_path(filename)}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
+
+
+class _Mode(TorchDispatchMode):
+    def __init__(self, trace: "Trace") -> None:
+        super().__init__()
+        self.trace = trace
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Optional[dict] = None) -> Any:
+        out = func(*args, **kwargs) if kwargs else func(*args)
+        t = self.trace
+        if not t.recording:
+            return out
+        info = t.infos.get(func)
+        if info is None:
+            info = t.infos[func] = _OpInfo(func)
+        if info.skip:
+            return out
+        tracker = t.modules
+        if _graph_task_id() == -1:
+            if t.in_optimizer:
+                phase, module = "optimizer", None
+            else:
+                stack = tracker.stack
+                phase, module = "forward", (stack[-1][0] if stack else None)
+        elif tracker.recompute_depth:
+            phase, module = "recompute", tracker.stack[-1][0]
+        else:
+            phase, module = "backward", (backward_module() if t.attribute else None)
+        if phase not in t.phases:
+            return out
+        count_bytes = not info.is_view
+        dtypes = []
+        device = None
+        nread = 0
+        for a in (args if not kwargs else (*args, *kwargs.values())):
+            if isinstance(a, _Tensor):
+                dtypes.append(a.dtype)
+                if device is None:
+                    device = a.device.type
+                if count_bytes:
+                    nread += a.nbytes
+            elif a.__class__ is list or a.__class__ is tuple:
+                for b in a:
+                    if isinstance(b, _Tensor):
+                        dtypes.append(b.dtype)
+                        if device is None:
+                            device = b.device.type
+                        if count_bytes:
+                            nread += b.nbytes
+        nwritten = 0
+        if isinstance(out, _Tensor):
+            out_dtype = out.dtype
+            if count_bytes:
+                nwritten = out.nbytes
+            if device is None:
+                device = out.device.type
+        else:
+            out_dtype = None
+            if out.__class__ is tuple or out.__class__ is list:
+                for o in out:
+                    if isinstance(o, _Tensor):
+                        if out_dtype is None:
+                            out_dtype = o.dtype
+                        if count_bytes:
+                            nwritten += o.nbytes
+        autocast = t.autocast.get(device)
+        cast = None
+        if info.is_cast and dtypes and out_dtype is not dtypes[0]:
+            if phase == "backward":
+                cast = "backward"
+            elif t.user_cast_depth or autocast is None:
+                cast = "user"
+            else:
+                cast = "autocast"
+        key = (func, phase, module, tuple(dtypes), out_dtype, autocast, device, cast)
+        rec = t.records.get(key)
+        if rec is None:
+            rec = t.records[key] = [0, 0, 0, 0, _user_source()]
+        rec[0] += 1
+        rec[2] += nread
+        rec[3] += nwritten
+        if info.flop is not None:
+            rec[1] += info.flop(*args, out_val=out, **(kwargs or {}))
+        if cast is not None and cast != "backward" and isinstance(args[0], _Parameter):
+            t._weight_cast(args[0], key, nread + nwritten, rec[4])
+        if t.op_observers:
+            for observer in t.op_observers:
+                observer.on_op(t, func, args, kwargs or {}, out, key)
+        return out
+
+
+class Trace:
+    """The context manager `ampcheck.trace()` returns; `report` is set when it exits."""
+
+    key_fields = ("op", "phase", "module", "in_dtypes", "out_dtype", "autocast", "device", "cast")
+
+    def __init__(
+        self,
+        *,
+        phases: Iterable[str] = ("forward", "backward"),
+        modules: bool = True,
+        steps: Optional[int] = None,
+        model: Optional[torch.nn.Module] = None,
+        observers: Iterable[Observer] = (),
+    ) -> None:
+        phases = tuple(phases)
+        unknown = sorted(set(phases) - set(ALL_PHASES))
+        if unknown:
+            raise ValueError(f"unknown trace phase(s) {unknown}; choose from {list(ALL_PHASES)}")
+        if steps is not None and steps < 1:
+            raise ValueError(f"steps must be a positive number of optimizer steps, got {steps}")
+        # recompute runs forward again during backward: traced whenever backward is
+        self.phases = frozenset(phases + (("recompute",) if "backward" in phases else ()))
+        self.attribute = modules
+        self.step_limit = steps
+        self.observers = [factory() for factory in DEFAULT_OBSERVERS] + list(observers)
+        self.op_observers = [o for o in self.observers if o.wants_ops]
+        self.modules = ModuleTracker(on_compiled=self._warn_compiled)
+        if model is not None:
+            self.modules.add_root(model)
+        self.records: dict[tuple, list] = {}
+        self.weights: dict[tuple, list] = {}
+        self.infos: dict[Any, _OpInfo] = {}
+        self.autocast: dict[Optional[str], Optional[torch.dtype]] = {}
+        self.recording = False
+        self.in_optimizer = False
+        self.user_cast_depth = 0
+        self.steps = 0
+        self.report: Optional[TraceReport] = None
+        self._autocast_depth = 0
+        self._region = 0
+        self._outside_region = 0
+        self._owner = 0
+        self._mode: Optional[_Mode] = None
+        self._undo: list[Callable[[], None]] = []
+        self._started = 0.0
+        self._warned_compile = False
+        self._stopped = False
+
+    # -- lifecycle -------------------------------------------------------------------
+    def __enter__(self) -> "Trace":
+        global _ACTIVE
+        if _ACTIVE is not None:
+            raise RuntimeError("ampcheck.trace() is already active; traces cannot be nested")
+        _ACTIVE = self
+        try:
+            self._owner = threading.get_ident()
+            self._started = time.perf_counter()
+            self._refresh_autocast()
+            if any(v is not None for v in self.autocast.values()):
+                self._autocast_depth, self._region = 1, 1
+            self._install()
+            for observer in self.observers:
+                observer.on_start(self)
+            self.recording = True
+            self._mode = _Mode(self)
+            self._mode.__enter__()
+        except BaseException:
+            self._stop()
+            _ACTIVE = None
+            raise
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        global _ACTIVE
+        try:
+            self._stop()
+            if self._mode is not None:  # could not be popped mid-block: another mode was above it
+                self._mode.__exit__(None, None, None)
+                self._mode = None
+        finally:
+            _ACTIVE = None
+        self.report = self._build_report()
+
+    def _stop(self) -> None:
+        """Stop recording and remove every hook and patch; the program goes on untraced."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self.recording = False
+        if self._mode is not None and _get_current_dispatch_mode() is self._mode:
+            self._mode.__exit__(None, None, None)
+            self._mode = None
+        while self._undo:
+            self._undo.pop()()
+        for observer in self.observers:
+            observer.on_stop(self)
+
+    # -- hooks -----------------------------------------------------------------------
+    def _install(self) -> None:
+        if self.attribute:
+            self.modules.start()
+            self._undo.append(self.modules.stop)
+        pre = register_optimizer_step_pre_hook(self._optimizer_pre)
+        post = register_optimizer_step_post_hook(self._optimizer_post)
+        self._undo.append(pre.remove)
+        self._undo.append(post.remove)
+        self._patch_autocast()
+        for name in _CAST_METHODS:
+            self._patch_cast_method(name)
+        self._patch_compile()
+
+    def _patch(self, owner: Any, name: str, replacement: Any) -> None:
+        had_own = name in owner.__dict__
+        original = owner.__dict__[name] if had_own else None
+
+        def undo() -> None:
+            if had_own:
+                setattr(owner, name, original)
+            else:
+                delattr(owner, name)
+
+        setattr(owner, name, replacement)
+        self._undo.append(undo)
+
+    def _patch_autocast(self) -> None:
+        cls = torch.amp.autocast_mode.autocast
+        enter, exit_ = cls.__enter__, cls.__exit__
+        trace = self
+
+        @functools.wraps(enter)
+        def __enter__(ac: Any) -> Any:
+            result = enter(ac)
+            trace._autocast_changed(ac, +1)
+            return result
+
+        @functools.wraps(exit_)
+        def __exit__(ac: Any, *exc: Any) -> Any:
+            result = exit_(ac, *exc)
+            trace._autocast_changed(ac, -1)
+            return result
+
+        self._patch(cls, "__enter__", __enter__)
+        self._patch(cls, "__exit__", __exit__)
+
+    def _patch_cast_method(self, name: str) -> None:
+        original = getattr(torch.Tensor, name)
+        trace = self
+
+        @functools.wraps(original)
+        def method(tensor: Any, *args: Any, **kwargs: Any) -> Any:
+            trace.user_cast_depth += 1
+            try:
+                return original(tensor, *args, **kwargs)
+            finally:
+                trace.user_cast_depth -= 1
+
+        self._patch(torch.Tensor, name, method)
+
+    def _patch_compile(self) -> None:
+        original = torch.compile
+        trace = self
+
+        @functools.wraps(original)
+        def compile(*args: Any, **kwargs: Any) -> Any:
+            trace._warn_compiled()
+            return original(*args, **kwargs)
+
+        self._patch(torch, "compile", compile)
+
+    def _warn_compiled(self) -> None:
+        if not self._warned_compile:
+            self._warned_compile = True
+            warnings.warn(
+                "ampcheck.trace: torch.compile'd code runs eagerly while traced "
+                "(the report shows eager ops and dtypes, not the compiled graph)",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+
+    def _refresh_autocast(self, device: Optional[str] = None) -> None:
+        devices = {"cpu", "cuda", *[d for d in self.autocast if d]}
+        if device:
+            devices.add(device)
+        for dev in devices:
+            enabled = torch.is_autocast_enabled(dev)
+            self.autocast[dev] = torch.get_autocast_dtype(dev) if enabled else None
+
+    def _autocast_changed(self, ac: Any, delta: int) -> None:
+        if threading.get_ident() != self._owner:
+            return
+        self._autocast_depth = max(self._autocast_depth + delta, 0)
+        if delta > 0 and self._autocast_depth == 1:
+            self._region += 1
+        self._refresh_autocast(getattr(ac, "device", None))
+
+    def _optimizer_pre(self, optimizer: Any, args: Any, kwargs: Any) -> None:
+        self.in_optimizer = True
+
+    def _optimizer_post(self, optimizer: Any, args: Any, kwargs: Any) -> None:
+        self.in_optimizer = False
+        if not self.recording:
+            return
+        self.steps += 1
+        for observer in self.observers:
+            observer.on_step(self, optimizer)
+        if self.step_limit is not None and self.steps >= self.step_limit:
+            self._stop()
+
+    def _weight_cast(self, param: Any, key: tuple, nbytes: int, source: Optional[str]) -> None:
+        name = self.modules.param_names.get(id(param))
+        if name is None:
+            return
+        if self._autocast_depth:
+            region = self._region
+        else:  # outside autocast nothing is cached: each cast is its own "region"
+            self._outside_region -= 1
+            region = self._outside_region
+        wkey = (name, key[3][0], key[4], key[7])
+        slot = self.weights.get(wkey)
+        if slot is None:
+            slot = self.weights[wkey] = [0, 0, 0, None, source]
+        slot[0] += 1
+        slot[2] += nbytes
+        if slot[3] != region:
+            slot[3] = region
+            slot[1] += 1
+
+    # -- report ----------------------------------------------------------------------
+    def _build_report(self) -> TraceReport:
+        ops = []
+        for (func, phase, module, dtypes, out_dtype, autocast, device, cast), rec in self.records.items():
+            count, nflops, nread, nwritten, source = rec
+            ops.append(OpRecord(
+                op=str(func),
+                phase=phase,
+                module=module,
+                in_dtypes=tuple(_dtype_name(d) for d in dtypes),
+                out_dtype=_dtype_name(out_dtype),
+                autocast=_dtype_name(autocast),
+                device=device or "none",
+                cast=cast,
+                policy=policy.policy_of(device or "", self.infos[func].name),
+                count=count,
+                flops=int(nflops),
+                bytes_read=nread,
+                bytes_written=nwritten,
+                source=source,
+            ))
+        weights = [
+            WeightCasts(weight=name, src_dtype=_dtype_name(src), dst_dtype=_dtype_name(dst), kind=kind,
+                        casts=casts, regions=regions, bytes=nbytes, source=source)
+            for (name, src, dst, kind), (casts, regions, nbytes, _, source) in self.weights.items()
+        ]
+        report = TraceReport(
+            meta={
+                "torch_version": torch.__version__,
+                "ampcheck_version": ampcheck.__version__,
+                "phases": sorted(self.phases),
+                "modules": self.attribute,
+                "roots": list(self.modules.roots),
+                "steps": self.steps,
+                "step_limit": self.step_limit,
+                "autocast_seen": any(r.autocast is not None for r in ops),
+                "wall_s": round(time.perf_counter() - self._started, 6),
+            },
+            ops=ops,
+            weights=weights,
+        )
+        for observer in self.observers:
+            observer.contribute(report)
+        return report
+
+
+def trace(
+    *,
+    phases: Iterable[str] = ("forward", "backward"),
+    modules: bool = True,
+    steps: Optional[int] = None,
+    model: Optional[torch.nn.Module] = None,
+    observers: Iterable[Observer] = (),
+) -> Trace:
+    """Trace the ops run inside the `with` block.
+
+    phases: which of forward, backward, optimizer to record (recompute goes with backward).
+    modules: attribute ops to modules (state_dict names), forward and backward.
+    steps: stop recording after this many `optimizer.step()` calls; the block runs on untraced.
+    model: name modules and parameters from this root even when `modules=False`.
+    observers: extra `Observer`s (GradScaler history, numerics, ...).
+    """
+    return Trace(phases=phases, modules=modules, steps=steps, model=model, observers=observers)
