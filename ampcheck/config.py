@@ -1,0 +1,278 @@
+"""`[tool.ampcheck]` configuration: found by walking up from the linted paths, merged with CLI flags.
+
+Settings are resolved once per run (from the nearest pyproject.toml above the paths' common
+directory that has a `[tool.ampcheck]` table, or from `--config FILE`) and validated eagerly:
+an unknown key, a malformed value or a selector that names no rule is a `ConfigError` with
+one line naming it, so a typo never silently disables a rule.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Optional, Sequence
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    import tomli as tomllib
+
+from ampcheck.lint.globs import Glob
+
+SYNTAX_ERROR = "AMP001"
+UNUSED_SUPPRESSION = "AMP002"
+
+# Directories never worth linting; `exclude` replaces this list, `extend-exclude` adds to it.
+DEFAULT_EXCLUDE = (
+    ".ampcheck_cache",
+    ".bzr",
+    ".direnv",
+    ".eggs",
+    ".git",
+    ".git-rewrite",
+    ".hg",
+    ".hypothesis",
+    ".ipynb_checkpoints",
+    ".mypy_cache",
+    ".nox",
+    ".pants.d",
+    ".pytest_cache",
+    ".pytype",
+    ".ruff_cache",
+    ".svn",
+    ".tox",
+    ".venv",
+    "__pycache__",
+    "__pypackages__",
+    "_build",
+    "buck-out",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "venv",
+)
+
+KEYS = (
+    "select",
+    "ignore",
+    "extend-select",
+    "per-file-ignores",
+    "exclude",
+    "extend-exclude",
+    "warn-unused-ignores",
+)
+
+_SELECTOR = re.compile(r"ALL|AMP[0-9]{0,3}")
+
+
+class ConfigError(Exception):
+    """A configuration problem; `str(err)` is the one line shown to the user."""
+
+
+def known_codes() -> frozenset[str]:
+    """Every code a user may name: the rule docs plus the syntax-error pseudo-rule."""
+    from ampcheck import catalog
+
+    return frozenset(catalog.load()) | {SYNTAX_ERROR}
+
+
+def expand(selectors: Iterable[str], known: frozenset[str], where: str) -> frozenset[str]:
+    """Codes matched by `ALL`, a full code or a code prefix (`AMP4`, `AMP10`)."""
+    codes: set[str] = set()
+    for sel in selectors:
+        if not _SELECTOR.fullmatch(sel):
+            raise ConfigError(f"unknown rule selector {sel!r} in {where}")
+        matched = known if sel == "ALL" else {c for c in known if c.startswith(sel)}
+        if not matched:
+            raise ConfigError(f"unknown rule selector {sel!r} in {where}: it matches no rule")
+        codes |= matched
+    return frozenset(codes)
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Values given on the command line; None means "not given" (the config file decides)."""
+
+    select: Optional[tuple[str, ...]] = None
+    ignore: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
+    per_file_ignores: tuple[str, ...] = ()  # "GLOB:CODE,CODE"
+    exclude: Optional[tuple[str, ...]] = None
+    extend_exclude: tuple[str, ...] = ()
+    warn_unused_ignores: Optional[bool] = None
+    config_file: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The effective settings of one run. `root` anchors relative patterns (the config's folder)."""
+
+    root: Path
+    enabled: frozenset[str]
+    per_file_ignores: tuple[tuple[Glob, frozenset[str]], ...] = ()
+    exclude: tuple[Glob, ...] = field(default_factory=lambda: tuple(Glob(p) for p in DEFAULT_EXCLUDE))
+    warn_unused_ignores: bool = False
+    config_path: Optional[Path] = None
+
+    def codes_for(self, path: Path) -> frozenset[str]:
+        """The codes reported for `path` after its per-file ignores."""
+        codes = self.enabled
+        rel = _relative(path, self.root)
+        for glob, ignored in self.per_file_ignores:
+            if glob.matches(rel, is_dir=False):
+                codes = codes - ignored
+        return codes
+
+    def is_excluded(self, path: Path, is_dir: bool) -> bool:
+        rel = _relative(path, self.root)
+        return any(g.matches(rel, is_dir) for g in self.exclude)
+
+    def fingerprint(self, path: Path) -> str:
+        """What the findings of `path` depend on besides its content and ampcheck's version."""
+        blob = json.dumps([sorted(self.codes_for(path)), self.warn_unused_ignores])
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _relative(path: Path, root: Path) -> str:
+    """`path` relative to `root` with `/` separators; paths outside root keep their absolute form."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(root).as_posix()
+    except ValueError:
+        return absolute.as_posix()
+
+
+def find_config(start: Path) -> Optional[Path]:
+    """The nearest pyproject.toml at or above `start` that has a `[tool.ampcheck]` table."""
+    here = Path(os.path.abspath(start))
+    if not here.is_dir():
+        here = here.parent
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file() and "ampcheck" in _read_toml(candidate).get("tool", {}):
+            return candidate
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except OSError as err:
+        raise ConfigError(f"cannot read {path}: {err.strerror}") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"invalid TOML in {path}: {err}") from None
+
+
+def _table(path: Path) -> dict[str, Any]:
+    """The `[tool.ampcheck]` table of a config file; `--config` may name a pyproject.toml or an
+    ampcheck.toml whose top level is the table itself."""
+    data = _read_toml(path)
+    if path.name == "pyproject.toml":
+        table = data.get("tool", {}).get("ampcheck", {})
+    else:
+        table = data.get("tool", {}).get("ampcheck", data)
+    if not isinstance(table, dict):
+        raise ConfigError(f"[tool.ampcheck] in {path} must be a table")
+    for key in table:
+        if key not in KEYS:
+            raise ConfigError(f"unknown key {key!r} in [tool.ampcheck] of {path}")
+    return table
+
+
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where} must be a list of strings")
+    return tuple(value)
+
+
+def _per_file_table(value: Any, where: str) -> list[tuple[str, tuple[str, ...]]]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where} must be a table of glob = [codes]")
+    return [(glob, _strings(codes, f"{where}[{glob!r}]")) for glob, codes in value.items()]
+
+
+def _per_file_flags(values: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
+    pairs = []
+    for value in values:
+        glob, sep, codes = value.rpartition(":")
+        if not sep or not glob or not codes:
+            raise ConfigError(f"--per-file-ignores expects GLOB:CODE[,CODE...], got {value!r}")
+        pairs.append((glob, tuple(c for c in re.split(r"[,\s]+", codes) if c)))
+    return pairs
+
+
+def load_settings(
+    paths: Sequence[str], overrides: Overrides = Overrides(), cwd: Optional[Path] = None
+) -> Settings:
+    """Resolve the run's settings: `--config`, else the nearest `[tool.ampcheck]` above the
+    paths' common folder; then the command-line flags on top."""
+    cwd = Path(os.path.abspath(cwd or os.getcwd()))
+    if overrides.config_file is not None:
+        config_path: Optional[Path] = Path(os.path.abspath(cwd / overrides.config_file))
+        if not config_path.is_file():
+            raise ConfigError(f"config file {overrides.config_file} does not exist")
+    else:
+        absolute = [os.path.abspath(cwd / p) for p in paths] or [str(cwd)]
+        config_path = find_config(Path(os.path.commonpath(absolute)))
+    table = _table(config_path) if config_path is not None else {}
+    where = str(config_path) if config_path else "the defaults"
+    root = config_path.parent if config_path is not None else cwd
+    known = known_codes()
+
+    def cfg(key: str) -> tuple[str, ...]:
+        return _strings(table[key], f"{key!r} in {where}") if key in table else ()
+
+    if overrides.select is not None:
+        selected = expand(overrides.select, known, "--select")
+    elif "select" in table:
+        selected = expand(cfg("select"), known, f"'select' in {where}")
+    else:
+        selected = known
+    selected |= expand(cfg("extend-select"), known, f"'extend-select' in {where}")
+    selected |= expand(overrides.extend_select, known, "--extend-select")
+    ignored = expand(cfg("ignore"), known, f"'ignore' in {where}")
+    ignored |= expand(overrides.ignore, known, "--ignore")
+
+    per_file = []
+    pf_sources = []
+    if "per-file-ignores" in table:
+        pf_sources.append((_per_file_table(table["per-file-ignores"], f"'per-file-ignores' in {where}"), where))
+    pf_sources.append((_per_file_flags(overrides.per_file_ignores), "--per-file-ignores"))
+    for pairs, source in pf_sources:
+        for glob, codes in pairs:
+            per_file.append((Glob(glob), expand(codes, known, f"per-file-ignores {glob!r} in {source}")))
+
+    if overrides.exclude is not None:
+        exclude = overrides.exclude
+    elif "exclude" in table:
+        exclude = cfg("exclude")
+    else:
+        exclude = DEFAULT_EXCLUDE
+    exclude = (*exclude, *cfg("extend-exclude"), *overrides.extend_exclude)
+
+    warn = table.get("warn-unused-ignores", False)
+    if not isinstance(warn, bool):
+        raise ConfigError(f"'warn-unused-ignores' in {where} must be true or false")
+    if overrides.warn_unused_ignores is not None:
+        warn = overrides.warn_unused_ignores
+
+    return Settings(
+        root=root,
+        enabled=selected - ignored,
+        per_file_ignores=tuple(per_file),
+        exclude=tuple(Glob(p) for p in exclude),
+        warn_unused_ignores=warn,
+        config_path=config_path,
+    )
+
+
+def default_settings(root: Optional[Path] = None, **kwargs: Any) -> Settings:
+    """Settings with every rule enabled and no config file: what a library caller starts from."""
+    return Settings(root=Path(os.path.abspath(root or os.getcwd())), enabled=known_codes(), **kwargs)
+

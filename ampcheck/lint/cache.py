@@ -1,0 +1,87 @@
+"""The findings cache: `.ampcheck_cache/` beside the config (or in the working folder).
+
+An entry is keyed by everything a file's findings depend on - ampcheck's version, the
+file's text, whether it is a notebook, and the settings that apply to it (its effective
+codes, `warn-unused-ignores`) - so a hit replays the findings, fixes included, without
+parsing or analysing the file. Entries are written to a temporary file and renamed into
+place, so concurrent runs never see half an entry; anything unreadable is a miss, and a
+folder that cannot be written just means no caching. The cache is never fatal.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Optional
+
+from ampcheck import __version__
+from ampcheck.findings import Finding
+
+FOLDER = ".ampcheck_cache"
+TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by ampcheck.\n"
+    "# For information about cache directory tags, see https://bford.info/cachedir/\n"
+)
+
+
+def key(text: str, kind: str, fingerprint: str) -> str:
+    digest = hashlib.sha256()
+    for part in (__version__, kind, fingerprint):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    digest.update(text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+class Cache:
+    def __init__(self, root: Path) -> None:
+        self.folder = root / FOLDER / __version__
+
+    def _entry(self, k: str) -> Path:
+        return self.folder / k[:2] / f"{k}.json"
+
+    def get(self, k: str, path: str) -> Optional[list[Finding]]:
+        """The cached findings for key `k`, re-addressed to `path`; None on a miss or a bad entry."""
+        try:
+            data = json.loads(self._entry(k).read_text(encoding="utf-8"))
+            if data.get("key") != k:
+                return None
+            return [replace(Finding.from_json(item), path=path) for item in data["findings"]]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+    def put(self, k: str, findings: list[Finding]) -> None:
+        entry = self._entry(k)
+        payload = json.dumps({"key": k, "findings": [f.to_json() for f in findings]})
+        try:
+            self._prepare(entry.parent)
+            fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".json")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(payload)
+                os.replace(tmp, entry)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except OSError:
+            pass  # read-only tree, full disk, a racing cleanup: run uncached
+
+    def _prepare(self, folder: Path) -> None:
+        base = self.folder.parent
+        if not (base / "CACHEDIR.TAG").exists():
+            base.mkdir(parents=True, exist_ok=True)
+            _write_once(base / "CACHEDIR.TAG", TAG)
+            _write_once(base / ".gitignore", "# Created by ampcheck automatically.\n*\n")
+        folder.mkdir(parents=True, exist_ok=True)
+
+
+def _write_once(path: Path, text: str) -> None:
+    try:
+        with open(path, "x", encoding="utf-8") as fh:
+            fh.write(text)
+    except FileExistsError:
+        pass

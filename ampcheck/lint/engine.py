@@ -1,0 +1,299 @@
+"""The lint pipeline: discover, read, pre-filter, parse, check, suppress, fix, cache - per file,
+in parallel processes when there is enough work to pay for them.
+
+`lint_paths` is the one entry point (the CLI and the tests use it). `analyse` is the
+per-text core: syntax check with CPython's own parser (so AMP001 carries the position and
+message CPython reports), the text pre-filter, the libcst program model and the checks for
+the file's enabled codes, then the suppression comments.
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+import os
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Sequence
+
+import libcst as cst
+
+from ampcheck.config import SYNTAX_ERROR, UNUSED_SUPPRESSION, Settings, default_settings
+from ampcheck.findings import Finding
+from ampcheck.lint import fix as fixer
+from ampcheck.lint import notebook, prefilter, suppress
+from ampcheck.lint.cache import Cache, key
+from ampcheck.lint.checks import load_all
+from ampcheck.lint.discover import discover
+from ampcheck.lint.model import FileModel
+from ampcheck.lint.source import SourceError, SourceFile, read_source, write_source
+
+MAX_FIX_ROUNDS = 10
+# Below this many files a default run stays in-process: starting workers costs more.
+PARALLEL_MIN_FILES = 16
+
+
+@dataclass(frozen=True)
+class Options:
+    fix: bool = False
+    diff: bool = False  # compute fixes and report them as a diff; write nothing
+    unsafe_fixes: bool = False
+    jobs: Optional[int] = None  # None: all cores, in-process for small runs
+    cache: bool = True
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    internal_errors: list[str] = field(default_factory=list)
+    fixed: int = 0
+    diff: str = ""
+    analysed: bool = False  # went through libcst (not replayed from the cache, not pre-filtered)
+
+
+@dataclass
+class LintResult:
+    findings: list[Finding]
+    problems: list[str]  # one line each: unreadable files, refused fixes, ...
+    missing: list[str]  # paths named on the command line that do not exist
+    internal_errors: list[str]
+    fixed: int
+    diffs: list[str]
+    files: int
+    analysed: int
+
+    @property
+    def fixable(self) -> int:
+        return sum(1 for f in self.findings if f.fix is not None)
+
+
+@dataclass
+class _Analysis:
+    findings: list[Finding]
+    analysed: bool = False
+    problems: list[str] = field(default_factory=list)
+    internal_errors: list[str] = field(default_factory=list)
+
+
+def lint_paths(
+    paths: Sequence[str], settings: Optional[Settings] = None, options: Options = Options()
+) -> LintResult:
+    settings = settings if settings is not None else default_settings()
+    found = discover(list(paths), settings)
+    results = _run(found.files, settings, options)
+    findings = sorted((f for r in results for f in r.findings), key=Finding.sort_key)
+    return LintResult(
+        findings=findings,
+        problems=found.problems + [p for r in results for p in r.problems],
+        missing=found.missing,
+        internal_errors=[e for r in results for e in r.internal_errors],
+        fixed=sum(r.fixed for r in results),
+        diffs=[r.diff for r in results if r.diff],
+        files=len(found.files),
+        analysed=sum(r.analysed for r in results),
+    )
+
+
+def _run(files: list[str], settings: Settings, options: Options) -> list[FileResult]:
+    jobs = options.jobs or os.cpu_count() or 1
+    parallel = jobs > 1 and len(files) > 1 and (options.jobs is not None or len(files) >= PARALLEL_MIN_FILES)
+    if not parallel:
+        return [lint_file(path, settings, options) for path in files]
+    load_all()  # import the checks once, before the workers fork
+    workers = min(jobs, len(files))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        chunk = max(1, len(files) // (workers * 4))
+        return list(pool.map(lint_file, files, [settings] * len(files), [options] * len(files), chunksize=chunk))
+
+
+def lint_file(path: str, settings: Settings, options: Options) -> FileResult:
+    """Everything for one file; every failure becomes a line in the result, never an exception."""
+    result = FileResult(path)
+    try:
+        source = read_source(path)
+    except SourceError as err:
+        result.problems.append(str(err))
+        return result
+    is_notebook = path.endswith(".ipynb")
+    nb: Optional[notebook.Notebook] = None
+    if is_notebook:
+        try:
+            nb = notebook.load(source.text)
+        except notebook.NotebookError as err:
+            result.problems.append(f"{path}: {err}")
+            return result
+    text = nb.source if nb is not None else source.text
+    codes = settings.codes_for(Path(path))
+    cache = Cache(settings.root) if options.cache else None
+    lint = _Linter(path, "ipynb" if is_notebook else "py", codes, settings, cache, result)
+    findings = lint(text)
+    if options.fix or options.diff:
+        text, findings = _fix(text, findings, lint, options, result)
+        if result.fixed:
+            _emit(path, source, nb, text, options, result)
+    result.findings = [nb.locate(f) for f in findings] if nb is not None else findings
+    return result
+
+
+class _Linter:
+    """`analyse` for one file with its cache; collects problems into the file's result."""
+
+    def __init__(
+        self, path: str, kind: str, codes: frozenset[str], settings: Settings,
+        cache: Optional[Cache], result: FileResult,
+    ) -> None:
+        self.path, self.kind, self.codes, self.cache, self.result = path, kind, codes, cache, result
+        self.warn_unused = settings.warn_unused_ignores
+        self.fingerprint = settings.fingerprint(Path(path))
+
+    def __call__(self, text: str) -> list[Finding]:
+        k = key(text, self.kind, self.fingerprint)
+        if self.cache is not None:
+            cached = self.cache.get(k, self.path)
+            if cached is not None:
+                return cached
+        analysis = analyse(text, self.path, self.codes, self.warn_unused, self.kind == "ipynb")
+        self.result.analysed |= analysis.analysed
+        self.result.problems.extend(analysis.problems)
+        self.result.internal_errors.extend(analysis.internal_errors)
+        if self.cache is not None and not analysis.internal_errors and not analysis.problems:
+            self.cache.put(k, analysis.findings)
+        return analysis.findings
+
+
+def analyse(
+    text: str, path: str, codes: frozenset[str], warn_unused: bool = False, is_notebook: bool = False
+) -> _Analysis:
+    """The findings of one source text (post-suppression, sorted), in the text's coordinates."""
+    out = _Analysis([])
+    if not codes:
+        return out
+    error = syntax_error(text, path, is_notebook)
+    if error is not None:
+        if SYNTAX_ERROR in codes:
+            out.findings.append(error)
+    elif prefilter.may_have_findings(text):
+        out.findings.extend(_run_checks(text, path, codes, out))
+    if not out.findings and not warn_unused:
+        return out
+    directives = suppress.parse(text)
+    out.findings = directives.apply(out.findings)
+    if warn_unused and UNUSED_SUPPRESSION in codes and error is None:  # no rule ran on a broken file
+        out.findings.extend(directives.unused(path, codes))
+    out.findings.sort(key=Finding.sort_key)
+    return out
+
+
+def _run_checks(text: str, path: str, codes: frozenset[str], out: _Analysis) -> list[Finding]:
+    try:
+        model = FileModel(path, text)
+    except cst.ParserSyntaxError as err:
+        out.problems.append(f"{path}: not analysed: libcst cannot parse it ({err.message}, line {err.raw_line})")
+        return []
+    out.analysed = True
+    found: dict[tuple, Finding] = {}
+    for chk in load_all():
+        if not chk.codes & codes:
+            continue
+        try:
+            for f in chk.fn(model):
+                if f.code in codes:
+                    found.setdefault((f.code, f.line, f.col, f.end_line, f.end_col), f)
+        except Exception as err:  # a check bug must not cost the other files or checks
+            name = getattr(chk.fn, "__qualname__", repr(chk.fn))
+            out.internal_errors.append(
+                f"{path}: internal error in check {name}: {type(err).__name__}: {err}"
+            )
+    return list(found.values())
+
+
+def syntax_error(text: str, path: str, is_notebook: bool = False) -> Optional[Finding]:
+    """AMP001 at the position CPython's parser reports, or None when the text parses."""
+    flags = ast.PyCF_ONLY_AST | (ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if is_notebook else 0)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, path, "exec", flags, dont_inherit=True)
+    except SyntaxError as err:
+        line = err.lineno or 1
+        col = err.offset or 1
+        end_line = err.end_lineno or line
+        end_col = err.end_offset if err.end_offset and end_line >= line else col
+        if end_line == line and end_col < col:
+            end_col = col
+        message = f"SyntaxError: {err.msg}"
+        return Finding(SYNTAX_ERROR, message, path, line, col, end_line, end_col)
+    except (ValueError, RecursionError, MemoryError) as err:
+        return Finding(SYNTAX_ERROR, f"cannot parse: {err}", path, 1, 1, 1, 1)
+    return None
+
+
+def _fix(
+    text: str, findings: list[Finding], lint: _Linter, options: Options, result: FileResult
+) -> tuple[str, list[Finding]]:
+    """Apply fixes round by round, re-linting each result, until nothing applicable is left."""
+    for _ in range(MAX_FIX_ROUNDS):
+        fixes = [
+            f.fix
+            for f in findings
+            if f.fix is not None and (f.fix.applicability == "safe" or options.unsafe_fixes)
+        ]
+        if not fixes:
+            break
+        try:
+            new_text, applied = fixer.apply_fixes(text, fixes)
+            if not applied:
+                break
+            fixer.verify(new_text, lint.path)
+        except fixer.FixError as err:
+            result.problems.append(f"{lint.path}: fixes not applied: {err}")
+            break
+        text = new_text
+        result.fixed += len(applied)
+        findings = lint(text)
+    return text, findings
+
+
+def _emit(
+    path: str, source: SourceFile, nb: Optional[notebook.Notebook], text: str,
+    options: Options, result: FileResult,
+) -> None:
+    """Write the fixed text (or, with --diff, describe it)."""
+    try:
+        new_content = nb.render(text) if nb is not None else text
+    except notebook.NotebookError as err:
+        result.problems.append(f"{path}: {err}")
+        result.fixed = 0
+        return
+    if options.diff:
+        result.diff = _unified_diff(path, source.text, new_content, nb, text)
+        return
+    try:
+        write_source(path, source, new_content)
+    except SourceError as err:
+        result.problems.append(str(err))
+        result.fixed = 0
+
+
+def _unified_diff(
+    path: str, old: str, new: str, nb: Optional[notebook.Notebook], virtual: str
+) -> str:
+    if nb is None:
+        return "".join(difflib.unified_diff(_lines(old), _lines(new), path, path))
+    parts = []
+    fixed = nb.cell_sources(virtual)
+    for cell in nb.cells:
+        if fixed[cell.index] != cell.text:
+            label = f"{path}:cell {cell.index}"
+            parts.extend(difflib.unified_diff(_lines(cell.text), _lines(fixed[cell.index]), label, label))
+    return "".join(parts)
+
+
+def _lines(text: str) -> list[str]:
+    lines = text.splitlines(True)
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += "\n"
+    return lines

@@ -1,0 +1,194 @@
+"""Jupyter notebooks as one virtual Python source, and back.
+
+The code cells are joined, each after a marker comment line, into one source that the
+program model parses like any file, so a scaler made in cell 2 and stepped in cell 5 is
+seen as one program. A line map turns virtual positions back into `cell N:line:col`
+(N counts every cell, 1-based, as Jupyter shows them). IPython syntax that is not Python
+(`%magic`, `!shell`, `obj?`, non-Python `%%cell` magics) is replaced by a `pass` placeholder
+with the same indentation, so the cell parses and keeps its line numbers; after fixes the
+virtual source is split at the markers and the original magic lines are put back, and the
+notebook JSON is re-serialised in its own indentation, key order and final newline.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, replace
+from typing import Any, Optional
+
+from ampcheck.findings import Edit, Finding
+
+MARKER = "# ampcheck: cell {}"
+PLACEHOLDER = "pass  # ampcheck: ipython"
+
+# Cell magics whose body is still Python (timing/capturing wrappers); any other `%%magic`
+# cell (bash, writefile, html, ...) is not Python and is left out of the virtual source.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit", "snakeviz"})
+
+_ASSIGNED_MAGIC = re.compile(r"^\s*[\w.,\s\[\]()]+\s*=\s*[%!]")
+_MARKER_LINE = re.compile(r"^# ampcheck: cell (\d+)\n?$")
+
+
+class NotebookError(Exception):
+    """A notebook that cannot be read as nbformat JSON; str() is one line."""
+
+
+@dataclass
+class _Cell:
+    index: int  # 1-based among all cells
+    text: str  # the cell's source, as one string
+    as_list: bool  # the JSON stored the source as a list of lines
+    magics: list[str]  # original lines replaced by placeholders, in order
+    python: str  # the cell's text with IPython syntax neutralised
+
+
+@dataclass
+class Notebook:
+    data: dict[str, Any]
+    indent: Optional[int]
+    trailing_newline: bool
+    cells: list[_Cell]
+    source: str  # the virtual Python source
+    line_map: list[tuple[int, int]]  # virtual line (0-based index) -> (cell, line in cell)
+
+    def locate(self, finding: Finding) -> Finding:
+        """The finding with its line numbers counted within its cell."""
+        cell, line = self.line_map[finding.line - 1]
+        end_cell, end_line = self.line_map[min(finding.end_line, len(self.line_map)) - 1]
+        end_col = finding.end_col
+        if end_cell != cell:  # a range running into the next cell's marker: stop at the line end
+            end_line, end_col = line, finding.col
+        fix = finding.fix
+        if fix is not None:
+            fix = replace(fix, edits=tuple(self._locate_edit(e) for e in fix.edits))
+        return replace(finding, line=line, end_line=end_line, end_col=end_col, cell=cell, fix=fix)
+
+    def _locate_edit(self, edit: Edit) -> Edit:
+        """An edit in its cell's coordinates (rows within the cell, as Ruff reports them)."""
+        last = len(self.line_map)
+        _, row = self.line_map[min(edit.row, last) - 1]
+        _, end_row = self.line_map[min(edit.end_row, last) - 1]
+        return replace(edit, row=row, end_row=max(row, end_row))
+
+    def cell_sources(self, virtual: str) -> dict[int, str]:
+        """Each code cell's text (IPython lines restored) cut from `virtual`, a fixed copy of
+        `self.source`; raises NotebookError when the cell markers no longer line up."""
+        texts = split_cells(virtual)
+        if sorted(texts) != sorted(c.index for c in self.cells):
+            raise NotebookError("the fixed source lost a cell marker; notebook left unchanged")
+        return {cell.index: _restore(cell, texts[cell.index]) for cell in self.cells}
+
+    def render(self, virtual: str) -> str:
+        """The notebook JSON with its code cells taken from `virtual`."""
+        sources = self.cell_sources(virtual)
+        raw_cells = self.data["cells"]
+        for cell in self.cells:
+            text = sources[cell.index]
+            raw_cells[cell.index - 1]["source"] = text.splitlines(keepends=True) if cell.as_list else text
+        text = json.dumps(self.data, indent=self.indent, ensure_ascii=False)
+        return text + "\n" if self.trailing_newline else text
+
+
+def load(text: str) -> Notebook:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise NotebookError(f"not valid notebook JSON ({err.msg} at line {err.lineno})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        raise NotebookError("not a Jupyter notebook (no 'cells' list)")
+    language = data.get("metadata", {}).get("language_info", {}).get("name", "python")
+    if language != "python":
+        raise NotebookError(f"notebook language is {language!r}, not Python")
+    cells = []
+    for index, raw in enumerate(data["cells"], start=1):
+        if not isinstance(raw, dict) or raw.get("cell_type") != "code":
+            continue
+        source = raw.get("source", "")
+        as_list = isinstance(source, list)
+        cell_text = "".join(source) if as_list else str(source)
+        python, magics = _neutralise(cell_text)
+        if python is not None:
+            cells.append(_Cell(index, cell_text, as_list, magics, python))
+    virtual, line_map = _join(cells)
+    return Notebook(data, _indent_of(text), text.endswith("\n"), cells, virtual, line_map)
+
+
+def _indent_of(text: str) -> Optional[int]:
+    match = re.match(r"\{\s*?\n( *)\S", text)
+    if match is None:
+        return None
+    return len(match.group(1))
+
+
+def _join(cells: list[_Cell]) -> tuple[str, list[tuple[int, int]]]:
+    lines: list[str] = []
+    line_map: list[tuple[int, int]] = []
+    for cell in cells:
+        lines.append(MARKER.format(cell.index) + "\n")
+        line_map.append((cell.index, 1))
+        body = cell.python.splitlines(keepends=True)
+        for number, line in enumerate(body, start=1):
+            lines.append(line if line.endswith("\n") else line + "\n")
+            line_map.append((cell.index, number))
+    return "".join(lines), line_map
+
+
+def _neutralise(text: str) -> tuple[Optional[str], list[str]]:
+    """The cell as Python (None for a non-Python cell magic) and the IPython lines replaced."""
+    lines = text.splitlines(keepends=True)
+    if lines and lines[0].startswith("%%"):
+        name = lines[0][2:].split(None, 1)[0] if lines[0][2:].strip() else ""
+        if name not in PYTHON_CELL_MAGICS:
+            return None, []
+    out: list[str] = []
+    magics: list[str] = []
+    continuing = False
+    for line in lines:
+        body = line.rstrip("\r\n")
+        stripped = body.strip()
+        is_magic = continuing or _is_ipython(stripped, body)
+        if is_magic:
+            magics.append(line)
+            indent = body[: len(body) - len(body.lstrip())]
+            out.append(indent + PLACEHOLDER + line[len(body) :])
+            continuing = body.endswith("\\")
+        else:
+            out.append(line)
+    return "".join(out), magics
+
+
+def _is_ipython(stripped: str, body: str) -> bool:
+    if not stripped or stripped.startswith("#"):
+        return False
+    if stripped[0] in "%!?":
+        return True
+    if stripped.endswith("?") and "#" not in stripped:
+        return True
+    return _ASSIGNED_MAGIC.match(body) is not None
+
+
+def split_cells(virtual: str) -> dict[int, str]:
+    """Cell index -> its text, cut at the marker lines of a (possibly fixed) virtual source."""
+    texts: dict[int, list[str]] = {}
+    current: Optional[list[str]] = None
+    for line in virtual.splitlines(keepends=True):
+        marker = _MARKER_LINE.match(line)
+        if marker:
+            current = texts.setdefault(int(marker.group(1)), [])
+        elif current is not None:
+            current.append(line)
+    return {index: "".join(lines) for index, lines in texts.items()}
+
+
+def _restore(cell: _Cell, python: str) -> str:
+    """A cell's fixed text with its IPython lines put back and its original final newline."""
+    magics = iter(cell.magics)
+    lines = []
+    for line in python.splitlines(keepends=True):
+        if line.strip() == PLACEHOLDER:
+            line = next(magics, line)
+        lines.append(line)
+    text = "".join(lines)
+    if not cell.text.endswith("\n") and text.endswith("\n"):
+        text = text[:-1]
+    return text

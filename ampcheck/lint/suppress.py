@@ -1,0 +1,150 @@
+"""Suppression comments: `# noqa`, `# noqa: AMP401,AMP402`, `# ampcheck: ignore[AMP401]`,
+`# ampcheck: ignore` and the file-level `# ampcheck: ignore-file`.
+
+A line directive suppresses findings that start on its line, as in Ruff and flake8.
+Comments are found with the tokenizer, so a `#` inside a string is never a directive.
+Codes of other tools in a shared `# noqa: E501, AMP401` are left alone. With
+`--warn-unused-ignores` a directive naming ampcheck codes that suppress nothing is
+reported (AMP002) with a fix that removes it. A bare `# noqa` is never reported as
+unused: other linters read it too.
+"""
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+from ampcheck.findings import Edit, Finding, Fix
+
+UNUSED_CODE = "AMP002"
+
+_NOQA = re.compile(
+    r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE
+)
+_IGNORE = re.compile(r"#\s*ampcheck:\s*ignore(?!-)(?:\[(?P<codes>[^\]]*)\])?")
+_IGNORE_FILE = re.compile(r"#\s*ampcheck:\s*ignore-file\b")
+_OURS = re.compile(r"AMP[0-9]{3}")
+
+
+@dataclass
+class Directive:
+    line: int
+    col: int  # 1-based column of the directive's `#`
+    end_col: int
+    text: str  # the directive as written
+    codes: Optional[tuple[str, ...]]  # the ampcheck codes named; None: every code
+    bare_noqa: bool
+    whole_comment: bool  # the directive is the entire comment
+    code_end: int  # 1-based column where the code before the comment ends (1: no code)
+    used: set[str] = field(default_factory=set)
+
+    def covers(self, code: str) -> bool:
+        return self.codes is None or code in self.codes
+
+
+@dataclass
+class Suppressions:
+    ignore_file: bool
+    by_line: dict[int, list[Directive]]
+
+    def apply(self, findings: Iterable[Finding]) -> list[Finding]:
+        """The findings no directive suppresses; records which directives were used."""
+        kept = []
+        for finding in findings:
+            if self.ignore_file:
+                continue
+            hit = [d for d in self.by_line.get(finding.line, ()) if d.covers(finding.code)]
+            for d in hit:
+                d.used.add(finding.code)
+            if not hit:
+                kept.append(finding)
+        return kept
+
+    def unused(self, path: str, enabled: frozenset[str]) -> list[Finding]:
+        """AMP002 findings for directives (or codes in them) that suppressed nothing."""
+        found = []
+        for directives in self.by_line.values():
+            for d in directives:
+                if d.bare_noqa:
+                    continue
+                if d.codes is None:
+                    if not d.used:
+                        found.append(_unused(path, d, "unused suppression `" + d.text + "`", ()))
+                    continue
+                idle = [c for c in d.codes if c not in d.used]
+                if not idle:
+                    continue
+                notes = [c if c in enabled else f"{c} (not enabled)" for c in idle]
+                keep = tuple(c for c in d.codes if c in d.used)
+                found.append(_unused(path, d, "unused suppression of " + ", ".join(notes), keep))
+        return found
+
+
+def _unused(path: str, d: Directive, message: str, keep: tuple[str, ...]) -> Finding:
+    kept = _rewrite(d.text, keep) if d.codes is not None else None
+    if kept is not None:
+        fix = Fix("Remove the unused codes", (Edit(d.line, d.col, d.line, d.end_col, kept),))
+    else:
+        start = d.code_end if d.whole_comment else d.col
+        fix = Fix("Remove the unused suppression", (Edit(d.line, start, d.line, d.end_col, ""),))
+    return Finding(UNUSED_CODE, message, path, d.line, d.col, d.line, d.end_col, fix=fix)
+
+
+def _rewrite(text: str, keep: tuple[str, ...]) -> Optional[str]:
+    """The directive naming only `keep` and any other tool's codes; None when nothing is left."""
+    if _IGNORE.fullmatch(text):
+        return f"# ampcheck: ignore[{', '.join(keep)}]" if keep else None
+    match = _NOQA.fullmatch(text)
+    assert match is not None and match.group("codes")
+    named = [c for c in re.split(r"[\s,]+", match.group("codes")) if c]
+    codes = [c for c in named if not _OURS.fullmatch(c.upper()) or c.upper() in keep]
+    return f"# noqa: {', '.join(codes)}" if codes else None
+
+
+def parse(source: str) -> Suppressions:
+    directives: dict[int, list[Directive]] = {}
+    ignore_file = False
+    for (line, col), comment, code_end in _comments(source):
+        if _IGNORE_FILE.search(comment):
+            ignore_file = True
+            continue
+        for match in (*_NOQA.finditer(comment), *_IGNORE.finditer(comment)):
+            raw = match.group("codes")
+            is_noqa = match.re is _NOQA
+            if raw is None:
+                codes: Optional[tuple[str, ...]] = None
+            else:
+                named = [c.strip() for c in re.split(r"[\s,]+", raw) if c.strip()]
+                codes = tuple(c.upper() for c in named if _OURS.fullmatch(c.upper()))
+                if is_noqa and not codes:
+                    continue  # only other tools' codes
+            d = Directive(
+                line=line,
+                col=col + 1 + match.start(),
+                end_col=col + 1 + match.end(),
+                text=match.group(0),
+                codes=codes,
+                bare_noqa=is_noqa and codes is None,
+                whole_comment=match.group(0) == comment.rstrip(),
+                code_end=code_end,
+            )
+            directives.setdefault(line, []).append(d)
+    return Suppressions(ignore_file, directives)
+
+
+def _comments(source: str) -> list[tuple[tuple[int, int], str, int]]:
+    """(start, text, 1-based column where the code before it ends, or 1) of each comment.
+    A file that does not tokenize keeps the comments read before the error."""
+    found = []
+    last_code_end: dict[int, int] = {}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.COMMENT:
+                found.append((tok.start, tok.string, last_code_end.get(tok.start[0], 1)))
+            elif tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
+                last_code_end[tok.end[0]] = tok.end[1] + 1
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return found
