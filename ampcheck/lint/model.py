@@ -17,6 +17,7 @@ from ampcheck.lint.names import ImportTable, dotted
 
 if TYPE_CHECKING:  # facets import the model; keep the cycle type-only
     from ampcheck.lint.bindings import Bindings
+    from ampcheck.lint.casts import Casts
     from ampcheck.lint.consteval import ConstEval
     from ampcheck.lint.events import StepEvents
     from ampcheck.lint.regions import Regions
@@ -39,8 +40,10 @@ class _Indexer(cst.CSTVisitor):
         if isinstance(node, cst.Call):
             m.calls.append(node)
         elif isinstance(node, cst.Import):
+            m.imports.append(node)
             m.names.add_import(node)
         elif isinstance(node, cst.ImportFrom):
+            m.imports.append(node)
             m.names.add_import_from(node)
         elif isinstance(node, cst.FunctionDef):
             m.functions.append(node)
@@ -56,6 +59,8 @@ class _Indexer(cst.CSTVisitor):
             m.loops.append(node)
         elif isinstance(node, cst.Attribute):
             m.attributes.append(node)
+        elif isinstance(node, cst.Name):
+            m.name_nodes.setdefault(node.value, []).append(node)
         return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
@@ -86,6 +91,10 @@ class FileModel:
         self.assigns: list[Union[cst.Assign, cst.AnnAssign, cst.AugAssign]] = []
         self.loops: list[Union[cst.For, cst.While]] = []
         self.attributes: list[cst.Attribute] = []
+        self.imports: list[Union[cst.Import, cst.ImportFrom]] = []
+        # Every Name node by its text: references, targets, attribute and keyword names alike
+        # (callers tell them apart by parent), so a rewrite can find all uses of a binding.
+        self.name_nodes: dict[str, list[cst.Name]] = {}
         self.module.visit(_Indexer(self))
         self._resolve_aliases()
 
@@ -190,6 +199,12 @@ class FileModel:
         from ampcheck.lint.regions import Regions
 
         return Regions(self)
+
+    @cached_property
+    def casts(self) -> "Casts":
+        from ampcheck.lint.casts import Casts
+
+        return Casts(self)
 
     @cached_property
     def steps(self) -> "StepEvents":

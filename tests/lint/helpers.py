@@ -29,3 +29,14 @@ def lint_file(path: Union[str, Path], select: str = "AMP") -> list[Finding]:
 
 def codes(findings: list[Finding]) -> list[tuple[str, int]]:
     return [(f.code, f.line) for f in findings]
+
+
+def expected(path: Union[str, Path], select: str = "AMP") -> list[tuple[str, int]]:
+    """The findings a fixture declares with `# expect: AMP301` (comma-separated for several)
+    on the line each finding points at, for codes starting with `select`."""
+    out = []
+    for line_no, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        _, marker, rest = line.partition("# expect:")
+        if marker:
+            out += [(c.strip(), line_no) for c in rest.split(",") if c.strip().startswith(select)]
+    return sorted(out, key=lambda cl: (cl[1], cl[0]))

@@ -1,0 +1,220 @@
+"""AMP3xx: what must not happen inside an autocast region, and autocast calls that cannot work."""
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+import libcst as cst
+
+from ampcheck.findings import Edit, Finding, Fix
+from ampcheck.lint.checks import check
+from ampcheck.lint.model import FileModel
+from ampcheck.lint.regions import AUTOCAST_SPELLINGS, AutocastRegion
+
+_AUTOGRAD = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
+_BCE = frozenset({"torch.nn.functional.binary_cross_entropy", "torch.binary_cross_entropy"})
+_BCE_LOSS = frozenset({"torch.nn.BCELoss", "torch.nn.modules.loss.BCELoss"})
+_FUNCTION_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+_AMP_DECORATORS = {
+    "forward": frozenset({"torch.amp.custom_fwd", "torch.amp.autocast_mode.custom_fwd"}),
+    "backward": frozenset({"torch.amp.custom_bwd", "torch.amp.autocast_mode.custom_bwd"}),
+}
+_DEPRECATED_DECORATORS = frozenset(
+    {"torch.cuda.amp.custom_fwd", "torch.cuda.amp.custom_bwd", "torch.cuda.amp.autocast_mode.custom_fwd", "torch.cuda.amp.autocast_mode.custom_bwd"}
+)
+
+
+def is_backward(model: FileModel, call: cst.Call) -> bool:
+    """`loss.backward()`, `scaler.scale(loss).backward()`, `torch.autograd.grad/backward(...)`."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "backward":
+        return not model.names.resolve(func) or model.callee(call) in _AUTOGRAD
+    return model.callee(call) in _AUTOGRAD
+
+
+def where(region: AutocastRegion, model: FileModel) -> str:
+    """How a message names the region: its line, and the call site for an entered function."""
+    line = model.range(region.anchor).start.line
+    text = f"the autocast region opened on line {line}"
+    if region.via:
+        text += f" (entered through the call on line {model.range(region.via[0]).start.line})"
+    return text
+
+
+def maybe(region: AutocastRegion) -> str:
+    return " when autocast is enabled" if region.enabled is None else ""
+
+
+@check("AMP301")
+def backward_in_autocast(model: FileModel) -> Iterable[Finding]:
+    for call in model.calls:
+        region = model.regions.active(call) if is_backward(model, call) else None
+        if region is not None:
+            yield model.finding(
+                "AMP301",
+                call,
+                f"backward runs inside {where(region, model)}{maybe(region)}; "
+                "leave the autocast block before calling backward (backward ops already use the forward's dtypes)",
+            )
+
+
+@check("AMP302")
+def unsafe_op_in_autocast(model: FileModel) -> Iterable[Finding]:
+    for call in model.calls:
+        if not _is_bce(model, call):
+            continue
+        region = model.regions.active(call)
+        if region is None or region.device not in ("cuda", None):
+            continue
+        yield model.finding(
+            "AMP302",
+            call,
+            f"binary_cross_entropy is unsafe to autocast and raises inside {where(region, model)}"
+            f"{maybe(region)}; use binary_cross_entropy_with_logits / BCEWithLogitsLoss on logits, "
+            "or compute it under autocast(enabled=False) on .float() inputs",
+        )
+
+
+def _is_bce(model: FileModel, call: cst.Call) -> bool:
+    if model.callee(call) in _BCE:
+        return True
+    func = call.func
+    if isinstance(func, cst.Call):  # nn.BCELoss()(pred, target)
+        return model.callee(func) in _BCE_LOSS
+    if not isinstance(func, (cst.Name, cst.Attribute)) or model.names.resolve(func):
+        return False
+    values = model.values_of(func)
+    return bool(values) and all(isinstance(v, cst.Call) and model.callee(v) in _BCE_LOSS for v in values)
+
+
+@check("AMP303")
+def manual_cast_in_autocast(model: FileModel) -> Iterable[Finding]:
+    for cast in model.casts.all:
+        if cast.dtype not in ("float16", "bfloat16") or cast.model_key is not None:
+            continue
+        region = model.regions.active(cast.call)
+        if region is None or model.casts.in_custom_fwd(cast.call):
+            continue
+        if isinstance(cast.receiver, (cst.Name, cst.Attribute)):
+            b = model.bindings.lookup(cast.receiver, cast.call)
+            if b is not None and b.kind in ("model", "loss"):
+                continue
+        yield model.finding(
+            "AMP303",
+            cast.call,
+            f"manual cast to {cast.dtype} inside {where(region, model)}{maybe(region)} overrides autocast's "
+            "per-op policy (softmax, norms and losses then run in low precision); let autocast choose the dtype",
+        )
+
+
+@check("AMP304")
+def custom_function_without_amp_decorators(model: FileModel) -> Iterable[Finding]:
+    if not model.regions.uses_autocast:
+        return
+    for cls in model.classes:
+        if not any(model.qualname(b.value) in _FUNCTION_BASES for b in cls.bases):
+            continue
+        methods = {
+            f.name.value: f for f in model.functions if model.parent(model.parent(f)) is cls and f.name.value in _AMP_DECORATORS
+        }
+        forward = methods.get("forward")
+        if forward is None:
+            continue
+        decorated = {name: _decorators(model, fn) for name, fn in methods.items()}
+        if any(d & _DEPRECATED_DECORATORS for d in decorated.values()):
+            continue  # the deprecated spelling is AMP403's to fix
+        missing = [
+            f"{'custom_fwd' if name == 'forward' else 'custom_bwd'}"
+            for name, fn in methods.items()
+            if not decorated[name] & _AMP_DECORATORS[name]
+        ]
+        if missing:
+            yield model.finding(
+                "AMP304",
+                forward.name,
+                f"autograd.Function {cls.name.value} has no torch.amp.{' / '.join(sorted(missing))} in a file that uses "
+                "autocast; its backward then runs under a different autocast state than its forward",
+            )
+
+
+def _decorators(model: FileModel, fn: cst.FunctionDef) -> frozenset[str]:
+    out: set[str] = set()
+    for d in fn.decorators:
+        expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+        out.update(model.names.resolve(expr))
+    return frozenset(out)
+
+
+@check("AMP305")
+def optimizer_step_in_autocast(model: FileModel) -> Iterable[Finding]:
+    for call in model.calls:
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "step"):
+            continue
+        recv = func.value
+        binding = model.bindings.lookup(recv, call)
+        stepper = binding is not None and binding.kind == "scaler"
+        if not (stepper or model.bindings.is_optimizer(recv, call)):
+            continue
+        region = model.regions.active(call)
+        if region is not None:
+            yield model.finding(
+                "AMP305",
+                call,
+                f"the optimizer step runs inside {where(region, model)}{maybe(region)}; "
+                "step the optimizer after leaving the autocast block",
+            )
+
+
+@check("AMP306")
+def invalid_autocast_device(model: FileModel) -> Iterable[Finding]:
+    for call in model.calls:
+        found = model.names.resolve(call.func)
+        if not found or any(AUTOCAST_SPELLINGS.get(q, "") is not None for q in found):
+            continue  # only the device-first spellings take a device
+        device = _device_arg(call)
+        if device is None:
+            continue
+        problem, fix = _device_problem(model, device)
+        if problem is not None:
+            yield model.finding("AMP306", device, problem, fix=fix)
+
+
+def _device_arg(call: cst.Call) -> Optional[cst.BaseExpression]:
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == "device_type":
+            return a.value
+    first = call.args[0] if call.args else None
+    return first.value if first is not None and first.keyword is None and not first.star else None
+
+
+def _device_problem(model: FileModel, expr: cst.BaseExpression) -> tuple[Optional[str], Optional[Fix]]:
+    if _is_device_object(model, expr):
+        return "autocast takes a device type string such as \"cuda\", not a torch.device; pass `device.type`", None
+    value = model.consts.value(expr)
+    if not isinstance(value, str) or ":" not in value:
+        return None, None
+    kind = value.split(":", 1)[0]
+    message = f"autocast device_type {value!r} carries a device index; autocast takes the device type only ({kind!r})"
+    if isinstance(expr, cst.SimpleString):
+        r = model.range(expr)
+        quote = expr.quote
+        fixed = f"{expr.prefix}{quote}{kind}{quote}"
+        edit = Edit(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1, fixed)
+        return message, Fix(f"Replace {value!r} with {kind!r}", (edit,), "safe")
+    return message, None
+
+
+def _is_device_object(model: FileModel, expr: cst.BaseExpression) -> bool:
+    """`torch.device(...)`, a name only ever bound to one, or the `.device` of a model or of a
+    call's result (`next(model.parameters()).device`)."""
+    if isinstance(expr, cst.Call):
+        return model.callee(expr) == "torch.device"
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "device":
+        if isinstance(expr.value, cst.Call):
+            return True
+        b = model.bindings.lookup(expr.value, expr) if isinstance(expr.value, (cst.Name, cst.Attribute)) else None
+        return b is not None and b.kind == "model"
+    if isinstance(expr, (cst.Name, cst.Attribute)) and not model.names.resolve(expr):
+        values = model.values_of(expr)
+        return bool(values) and all(isinstance(v, cst.Call) and model.callee(v) == "torch.device" for v in values)
+    return False

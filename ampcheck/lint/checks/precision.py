@@ -1,0 +1,216 @@
+"""AMP2xx: precision choices that make fp16/bf16 training lose information or crash."""
+from __future__ import annotations
+
+import re
+from typing import Iterable, Optional
+
+import libcst as cst
+
+from ampcheck.findings import Finding
+from ampcheck.lint.bindings import Binding
+from ampcheck.lint.casts import Cast
+from ampcheck.lint.checks import check
+from ampcheck.lint.checks.autocast_regions import is_backward
+from ampcheck.lint.model import FileModel
+from ampcheck.lint.names import dotted
+
+_PLAIN_SCALERS = frozenset(
+    {
+        "torch.amp.GradScaler",
+        "torch.amp.grad_scaler.GradScaler",
+        "torch.cuda.amp.GradScaler",
+        "torch.cuda.amp.grad_scaler.GradScaler",
+    }
+)
+_FSDP1 = frozenset(
+    {
+        "torch.distributed.fsdp.FullyShardedDataParallel",
+        "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel",
+        "fairscale.nn.FullyShardedDataParallel",
+        "fairscale.nn.data_parallel.FullyShardedDataParallel",
+    }
+)
+_ADAM = frozenset({"torch.optim.Adam", "torch.optim.AdamW", "torch.optim.adam.Adam", "torch.optim.adamw.AdamW", "Adam", "AdamW"})
+_ADAM_EPS_POS = 3  # Adam(params, lr, betas, eps, ...)
+_FP16_SMALLEST_SUBNORMAL = 6e-8
+_MASTER_WEIGHT_WRAPPER = re.compile(r"fp16_?optimizer|master", re.I)
+
+
+@check("AMP201")
+def fp16_without_scaler(model: FileModel) -> Iterable[Finding]:
+    if any(b.enabled is not False for b in model.bindings.of_kind("scaler")):
+        return
+    seen: set[int] = set()
+    for region in model.regions.all:
+        if region.dtype != "float16" or region.enabled is False or region.via or id(region.anchor) in seen:
+            continue
+        if not _backward_follows(model, region.node):
+            continue
+        seen.add(id(region.anchor))
+        when = " (when enabled)" if region.enabled is None else ""
+        yield model.finding(
+            "AMP201",
+            region.anchor,
+            f"float16 autocast{when} drives a backward pass but no GradScaler scales the loss; small gradients "
+            "underflow to zero in fp16. Use torch.amp.GradScaler, or autocast with dtype=torch.bfloat16",
+        )
+
+
+def _backward_follows(model: FileModel, node: cst.CSTNode) -> bool:
+    """A backward in the same function (or module body) as the region, at or after it."""
+    fn = model.enclosing_function(node) if not isinstance(node, cst.FunctionDef) else node
+    start = model.range(node).start.line
+    return any(
+        is_backward(model, c) and model.enclosing_function(c) is fn and model.range(c).start.line >= start
+        for c in model.calls
+    )
+
+
+@check("AMP202")
+def scaler_with_bf16(model: FileModel) -> Iterable[Finding]:
+    live = [r for r in model.regions.all if r.enabled is not False]
+    if not live or any(r.dtype != "bfloat16" for r in live):
+        return
+    seen: set[int] = set()
+    for scaler in model.bindings.of_kind("scaler"):
+        if scaler.enabled is not True or scaler.inferred or id(scaler.node) in seen:
+            continue
+        seen.add(id(scaler.node))
+        yield model.finding(
+            "AMP202",
+            scaler.node,
+            "GradScaler is enabled while every autocast region here is bfloat16; bf16 has fp32's range and needs "
+            "no loss scaling (with bf16 parameters unscale_ raises). Drop the scaler or pass enabled=False",
+        )
+
+
+def _training_casts(model: FileModel) -> list[tuple[Cast, Binding]]:
+    """fp16 model casts that stay fp16 while an optimizer updates those very parameters
+    (no fp32 master copy in between)."""
+    out = []
+    for cast in model.casts.of_models("float16"):
+        if cast.no_grad or cast.undone:
+            continue
+        for opt in model.bindings.of_kind("optimizer"):
+            if opt.params_of == cast.model_key and not _keeps_master_weights(model, opt):
+                out.append((cast, opt))
+    return out
+
+
+def _keeps_master_weights(model: FileModel, opt: Binding) -> bool:
+    """fp32 copies handed to the optimizer (`[p.float() for p in ...]`, `.clone().float()`), or
+    an optimizer wrapped by a master-weights helper (apex FP16_Optimizer and the like)."""
+    if isinstance(opt.node, cst.Call) and opt.node.args:
+        params = opt.node.args[0].value
+        exprs = [params, *model.values_of(params)] if isinstance(params, cst.Name) else [params]
+        if any(c.dtype == "float32" and _inside(model, c.call, e) for c in model.casts.all for e in exprs):
+            return True
+    for call in model.calls:
+        name = dotted(call.func) or ""
+        if _MASTER_WEIGHT_WRAPPER.search(name.rsplit(".", 1)[-1]) and any(dotted(a.value) == opt.key for a in call.args):
+            return True
+    return False
+
+
+def _inside(model: FileModel, node: cst.CSTNode, container: cst.CSTNode) -> bool:
+    return node is container or any(a is container for a in model.ancestors(node))
+
+
+def _unscaling_scaler(model: FileModel, opt: Binding) -> Optional[Binding]:
+    """A scaler that is not certainly off and steps or unscales this optimizer."""
+    for call in model.calls:
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in ("step", "unscale_") and call.args):
+            continue
+        if dotted(call.args[0].value) != opt.key:
+            continue
+        b = model.bindings.lookup(func.value, call) if isinstance(func.value, (cst.Name, cst.Attribute)) else None
+        if b is not None and b.kind == "scaler" and b.enabled is not False:
+            return b
+    return None
+
+
+@check("AMP203")
+def fp16_params_with_scaler(model: FileModel) -> Iterable[Finding]:
+    for cast, opt in _training_casts(model):
+        scaler = _unscaling_scaler(model, opt)
+        if scaler is not None:
+            when = " (when it is enabled)" if scaler.enabled is None else ""
+            yield model.finding(
+                "AMP203",
+                cast.call,
+                f"{cast.model_key} is cast to float16 and GradScaler{when} unscales its gradients through "
+                f"{opt.key}: unscale_ raises 'Attempting to unscale FP16 gradients'. Keep the parameters fp32 "
+                "and let autocast run the compute in fp16",
+            )
+
+
+@check("AMP204")
+def fp16_params_without_master_weights(model: FileModel) -> Iterable[Finding]:
+    for cast, opt in _training_casts(model):
+        if _unscaling_scaler(model, opt) is None:
+            yield model.finding(
+                "AMP204",
+                cast.call,
+                f"{cast.model_key} is cast to float16 and {opt.key} updates those fp16 parameters directly, with no "
+                "fp32 master copy: updates smaller than fp16's resolution are lost. Keep the parameters fp32 and use "
+                "autocast (+ GradScaler)",
+            )
+
+
+@check("AMP205")
+def adam_eps_underflows(model: FileModel) -> Iterable[Finding]:
+    seen: set[int] = set()
+    for _, opt in _training_casts(model):
+        if opt.qualname not in _ADAM or id(opt.node) in seen or not isinstance(opt.node, cst.Call):
+            continue
+        seen.add(id(opt.node))
+        eps = _eps(model, opt.node)
+        if eps is not None and eps < _FP16_SMALLEST_SUBNORMAL:
+            yield model.finding(
+                "AMP205",
+                opt.node,
+                f"{opt.qualname.rsplit('.', 1)[-1]} eps={eps:g} over float16 parameters rounds to 0 in fp16 and "
+                "divides by zero; use eps >= 1e-7 (e.g. 1e-4) or keep the parameters fp32",
+            )
+
+
+def _eps(model: FileModel, call: cst.Call) -> Optional[float]:
+    """The eps an Adam call uses (1e-8 when omitted); None when it cannot be evaluated."""
+    expr = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "eps"), None)
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in call.args):
+        return None
+    if expr is None and len(positional) > _ADAM_EPS_POS:
+        expr = positional[_ADAM_EPS_POS].value
+    if expr is None:
+        return 1e-8
+    value = model.consts.value(expr)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+@check("AMP206")
+def fsdp1_with_plain_scaler(model: FileModel) -> Iterable[Finding]:
+    wrapped = {_owner(model, c) for c in model.calls if model.callee(c) in _FSDP1}
+    if not wrapped:
+        return
+    seen: set[int] = set()
+    for scaler in model.bindings.of_kind("scaler"):
+        if scaler.qualname not in _PLAIN_SCALERS or scaler.enabled is False or id(scaler.node) in seen:
+            continue
+        owner = _owner(model, scaler.node)
+        if owner in wrapped or owner is None or None in wrapped:
+            seen.add(id(scaler.node))
+            yield model.finding(
+                "AMP206",
+                scaler.node,
+                "FullyShardedDataParallel (FSDP1) is used with a plain GradScaler; its inf checks see only the "
+                "local shard, so ranks can disagree on skipping a step. Use "
+                "torch.distributed.fsdp.sharded_grad_scaler.ShardedGradScaler",
+            )
+
+
+def _owner(model: FileModel, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    """The unit that sets up one training run: the class (a Trainer), else the function,
+    else None for the module body."""
+    return model.enclosing_class(node) or model.enclosing_function(node)

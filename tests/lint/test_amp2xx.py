@@ -1,0 +1,73 @@
+"""AMP2xx precision rules: each true-positive fixture raises exactly the findings its
+`# expect:` markers declare; each trap fixture (a correct program) raises no finding at all."""
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import FIXTURES
+from tests.lint.helpers import codes, expected, lint_file
+
+DIR = FIXTURES / "amp2xx"
+
+
+def _assert_marked(name: str) -> None:
+    path = DIR / name
+    found = codes(lint_file(path, "AMP2"))
+    assert found == expected(path, "AMP2") and found
+
+
+def _assert_clean(name: str) -> None:
+    assert codes(lint_file(DIR / name)) == []
+
+
+def test_cuda_default_float16_autocast_without_scaler_is_flagged() -> None:
+    _assert_marked("amp201_cuda_default_no_scaler.py")
+
+
+def test_explicit_float16_autocast_stored_on_a_trainer_without_scaler_is_flagged() -> None:
+    _assert_marked("amp201_explicit_fp16_trainer.py")
+
+
+def test_float16_autocast_used_only_for_evaluation_needs_no_scaler() -> None:
+    _assert_clean("clean_fp16_eval_only.py")
+
+
+def test_bfloat16_autocast_without_scaler_is_correct() -> None:
+    _assert_clean("clean_bf16_without_scaler.py")
+
+
+def test_enabled_scaler_beside_bfloat16_autocast_is_flagged() -> None:
+    _assert_marked("amp202_scaler_with_bf16.py")
+
+
+def test_nanogpt_scaler_enabled_only_for_float16_is_silent() -> None:
+    _assert_clean("clean_nanogpt_maybe_scaler_bf16.py")
+
+
+def test_half_model_whose_optimizer_a_scaler_unscales_is_flagged() -> None:
+    _assert_marked("amp203_half_model_with_scaler.py")
+
+
+def test_half_model_updated_by_its_optimizer_without_master_weights_is_flagged() -> None:
+    _assert_marked("amp204_half_model_sgd.py")
+
+
+def test_adam_default_eps_over_float16_parameters_is_flagged() -> None:
+    _assert_marked("amp205_fp16_adam_default_eps.py")
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["clean_inference_half.py", "clean_half_with_master_weights.py", "clean_half_then_float.py"],
+    ids=["inference-under-no-grad", "fp32-master-weights", "half-then-float"],
+)
+def test_half_casts_that_do_not_train_fp16_parameters_are_silent(name: str) -> None:
+    _assert_clean(name)
+
+
+def test_fsdp1_wrapper_with_plain_grad_scaler_is_flagged() -> None:
+    _assert_marked("amp206_fsdp1_plain_scaler.py")
+
+
+def test_fsdp2_fully_shard_with_plain_scaler_and_fsdp1_with_sharded_scaler_are_silent() -> None:
+    _assert_clean("clean_fsdp2_plain_scaler.py")

@@ -1,0 +1,79 @@
+"""AMP3xx autocast-region rules: true-positive fixtures raise exactly their `# expect:`
+markers; trap fixtures (correct programs) raise no finding at all."""
+from __future__ import annotations
+
+import pytest
+
+from ampcheck.lint.fix import apply_fixes, verify
+from tests.conftest import FIXTURES
+from tests.lint.helpers import codes, expected, lint_file, lint_source
+
+DIR = FIXTURES / "amp3xx"
+
+
+def _assert_marked(name: str) -> None:
+    path = DIR / name
+    found = codes(lint_file(path, "AMP3"))
+    assert found == expected(path, "AMP3") and found
+
+
+def _assert_clean(name: str, select: str = "AMP") -> None:
+    assert codes(lint_file(DIR / name, select)) == []
+
+
+def test_backward_and_autograd_grad_inside_autocast_are_flagged_also_through_a_called_step() -> None:
+    _assert_marked("amp301_backward_in_autocast.py")
+
+
+def test_binary_cross_entropy_and_a_bceloss_attribute_in_cuda_autocast_are_flagged() -> None:
+    _assert_marked("amp302_bce_in_autocast.py")
+
+
+def test_binary_cross_entropy_under_autocast_disabled_or_on_cpu_is_silent() -> None:
+    _assert_clean("clean_yolox_bce_fp32.py")
+
+
+def test_manual_half_and_bfloat16_casts_of_tensors_in_autocast_are_flagged() -> None:
+    _assert_marked("amp303_manual_cast_in_autocast.py")
+
+
+def test_casts_inside_a_custom_fwd_forward_are_silent() -> None:
+    _assert_clean("clean_mamba_custom_fwd.py")
+
+
+def test_canonical_step_with_fp32_subregion_and_module_cast_is_silent() -> None:
+    _assert_clean("clean_canonical_step.py")
+
+
+def test_custom_function_without_amp_decorators_in_an_autocast_file_is_flagged() -> None:
+    _assert_marked("amp304_function_without_decorators.py")
+
+
+@pytest.mark.parametrize(
+    "name", ["clean_custom_function_decorated.py", "clean_function_without_autocast.py"]
+)
+def test_decorated_custom_function_or_a_file_without_autocast_is_silent(name: str) -> None:
+    _assert_clean(name)
+
+
+def test_deprecated_custom_fwd_spelling_is_left_to_amp403() -> None:
+    _assert_clean("deprecated_custom_fwd_left_to_amp403.py", "AMP3")
+
+
+def test_optimizer_and_scaler_steps_inside_autocast_are_flagged_but_not_scheduler_steps() -> None:
+    _assert_marked("amp305_step_in_autocast.py")
+
+
+def test_device_index_and_torch_device_objects_given_to_autocast_are_flagged() -> None:
+    _assert_marked("amp306_invalid_device.py")
+
+
+def test_device_index_fix_keeps_only_the_device_type() -> None:
+    source = (DIR / "amp306_invalid_device.py").read_text()
+    (finding,) = [f for f in lint_source(source, "AMP306") if f.fix is not None]
+    assert finding.fix.applicability == "safe"
+    fixed, applied = apply_fixes(source, [finding.fix])
+    verify(fixed)
+    assert applied == [finding.fix]
+    assert 'torch.autocast("cuda", dtype=torch.float16)' in fixed
+    assert "cuda:0\", dtype" not in fixed
