@@ -1,0 +1,494 @@
+"""AMP1xx: the GradScaler protocol, judged over the training-step event sequences.
+
+Each rule reads `model.steps.roots()` (helpers already followed into their callers). A scaler
+that is certainly disabled is never judged; a scaler handed to code this file cannot see is
+never judged in that sequence; a "maybe" scaler is judged only where the bug holds whenever
+it is on, and the message says so.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Optional
+
+import libcst as cst
+
+from ampcheck.findings import Finding
+from ampcheck.lint.bindings import Binding
+from ampcheck.lint.checks import check
+from ampcheck.lint.events import Event, Guard, exclusive
+from ampcheck.lint.model import FileModel
+from ampcheck.lint.names import dotted
+
+# Conditions that switch AMP on and off; the branches they pick are the scaler's own states.
+_AMP_TOGGLE = re.compile(r"amp|fp16|half|mixed|scaler|precision|autocast|dtype|float16", re.I)
+_SCALER_EVENTS = ("scaled_backward", "unscale", "scaler_step", "update")
+
+
+@dataclass
+class _Step:
+    """One root sequence as the rules see it."""
+
+    model: FileModel
+    events: list[Event]
+
+    def index(self, e: Event) -> int:
+        return next(i for i, x in enumerate(self.events) if x is e)
+
+    def of(self, kind: str, scaler: Optional[str] = None) -> list[Event]:
+        return [e for e in self.events if e.kind == kind and (scaler is None or e.scaler == scaler)]
+
+    def scalers(self) -> dict[str, Optional[Binding]]:
+        """The scalers judged here: used, not certainly disabled, not handed to opaque code."""
+        found: dict[str, Optional[Binding]] = {}
+        for e in self.events:
+            if e.kind in _SCALER_EVENTS and e.scaler is not None:
+                if e.scaler not in found or found[e.scaler] is None:
+                    found[e.scaler] = e.binding
+        handed = self.handed()
+        return {s: b for s, b in found.items() if s not in handed and (b is None or b.enabled is not False)}
+
+    def handed(self) -> set[str]:
+        return {t for e in self.events if e.kind == "opaque" for t in (e.target or ())}
+
+    def between(self, a: Event, b: Event) -> list[Event]:
+        i, j = self.index(a), self.index(b)
+        return self.events[i + 1 : j]
+
+    def conditions(self, e: Event, scaler: Optional[Binding], text: str) -> tuple[Guard, ...]:
+        """The guards that decide whether `e` runs, less those that switch AMP itself."""
+        return tuple(
+            g for g in e.guards
+            if not g.is_loop and g.branch != "except" and not self.is_toggle(g, scaler, text)
+        )
+
+    def is_toggle(self, g: Guard, scaler: Optional[Binding], text: str) -> bool:
+        test = g.test
+        if test is None:
+            return False
+        code = self.model.code_for(test)
+        if text in code or _AMP_TOGGLE.search(code):
+            return True
+        enabled = _enabled_expr(scaler)
+        if enabled is None:
+            return False
+        names = {n for n in re.findall(r"[A-Za-z_][\w.]*", self.model.code_for(enabled))}
+        return any(re.search(rf"\b{re.escape(n)}\b", code) for n in names if n not in ("True", "False", "None"))
+
+
+def _enabled_expr(b: Optional[Binding]) -> Optional[cst.BaseExpression]:
+    if b is None or not isinstance(b.node, cst.Call):
+        return None
+    return next((a.value for a in b.node.args if a.keyword is not None and a.keyword.value == "enabled"), None)
+
+
+def _steps(model: FileModel) -> Iterator[_Step]:
+    for _, events in model.steps.roots():
+        yield _Step(model, events)
+
+
+def _when(b: Optional[Binding]) -> str:
+    return "" if b is not None and b.enabled is True else "When the scaler is enabled, "
+
+
+def _say(b: Optional[Binding], text: str) -> str:
+    prefix = _when(b)
+    return prefix + (text[0].lower() + text[1:] if prefix else text)
+
+
+def _code(model: FileModel, node: cst.CSTNode) -> str:
+    return model.code_for(node).strip()
+
+
+def _dedupe(findings: Iterable[Finding]) -> Iterator[Finding]:
+    seen: set[tuple[str, int, int]] = set()
+    for f in findings:
+        key = (f.code, f.line, f.col)
+        if key not in seen:
+            seen.add(key)
+            yield f
+
+
+def _loops_prefix(short: tuple, long: tuple) -> bool:
+    return long[: len(short)] == short
+
+
+# -- AMP101 -------------------------------------------------------------------------------------
+@check("AMP101")
+def optimizer_step_bypasses_scaler(model: FileModel) -> Iterator[Finding]:
+    return _dedupe(_amp101(model))
+
+
+def _amp101(model: FileModel) -> Iterator[Finding]:
+    for step in _steps(model):
+        scalers = step.scalers()
+        handed = step.handed()
+        for o in step.of("opt_step"):
+            if o.target in handed:
+                continue
+            last = _last_backward(step, o)
+            if last is None or last.kind != "scaled_backward" or last.scaler not in scalers:
+                continue
+            b = scalers[last.scaler]
+            opt = o.target or "optimizer"
+            yield model.finding(
+                "AMP101", o.node,
+                _say(b, f"`{opt}.step()` steps on gradients still multiplied by the loss scale and is "
+                f"never skipped when they hold inf/NaN; call `{last.scaler}.step({opt})` instead"),
+            )
+
+
+def _last_backward(step: _Step, e: Event) -> Optional[Event]:
+    """The backward whose gradients `e` consumes: the nearest one before it that can run with it."""
+    for prev in reversed(step.events[: step.index(e)]):
+        if prev.kind in ("scaled_backward", "backward") and not exclusive(prev, e):
+            return prev
+        if prev.kind == "opaque" and prev.node is not None and _is_backward_call(prev.node):
+            return prev
+    return None
+
+
+def _is_backward_call(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward"
+
+
+# -- AMP102 -------------------------------------------------------------------------------------
+@check("AMP102")
+def scaler_update_missing(model: FileModel) -> Iterator[Finding]:
+    return _dedupe(_amp102(model))
+
+
+def _amp102(model: FileModel) -> Iterator[Finding]:
+    for step in _steps(model):
+        for s, b in step.scalers().items():
+            updates = step.of("update", s)
+            for st in step.of("scaler_step", s):
+                if not st.loops:
+                    continue
+                loop = st.loops[-1]
+                if any(loop in u.loops for u in updates):
+                    continue
+                yield model.finding(
+                    "AMP102", st.node,
+                    _say(b, f"`{_code(model, st.node)}` runs every iteration of this loop but `{s}.update()` "
+                    "is never called in it: the next iteration raises \"step() has already been called since "
+                    f"the last update()\"; call `{s}.update()` once per iteration after the optimizer steps"),
+                )
+
+
+# -- AMP103 -------------------------------------------------------------------------------------
+@check("AMP103")
+def scaler_calls_out_of_order(model: FileModel) -> Iterator[Finding]:
+    return _dedupe(_amp103(model))
+
+
+def _amp103(model: FileModel) -> Iterator[Finding]:
+    for step in _steps(model):
+        for s, b in step.scalers().items():
+            updates = step.of("update", s)
+            steps_ = step.of("scaler_step", s)
+            for u in updates:
+                same = [x for x in steps_ if x.loops == u.loops and not exclusive(x, u)]
+                earlier_updates = [
+                    x for x in updates
+                    if x.loops == u.loops and step.index(x) < step.index(u) and not exclusive(x, u)
+                ]
+                if earlier_updates:
+                    yield model.finding(
+                        "AMP103", u.node,
+                        _say(b, f"`{s}.update()` runs a second time in this iteration: the scale is adjusted "
+                        "from only the optimizers stepped so far; call it once, after every "
+                        f"`{s}.step(...)` of the iteration"),
+                    )
+                elif same and all(step.index(x) > step.index(u) for x in same):
+                    yield model.finding(
+                        "AMP103", u.node,
+                        _say(b, f"`{s}.update()` runs before `{s}.step(...)` in the same iteration: the scale "
+                        "is adjusted without this iteration's inf check (\"No inf checks were recorded prior "
+                        f"to update\"); call `{s}.update()` after `{s}.step(...)`"),
+                    )
+
+
+# -- AMP104 -------------------------------------------------------------------------------------
+@check("AMP104")
+def grads_used_while_scaled(model: FileModel) -> Iterator[Finding]:
+    return _dedupe(_amp104(model))
+
+
+def _amp104(model: FileModel) -> Iterator[Finding]:
+    for step in _steps(model):
+        scalers = step.scalers()
+        for g in step.of("grad_use"):
+            back = None
+            for prev in reversed(step.events[: step.index(g)]):
+                if prev.kind in ("unscale", "scaler_step") or (prev.kind == "opaque" and _is_backward_call(prev.node)):
+                    break
+                if prev.kind in ("scaled_backward", "backward") and not exclusive(prev, g):
+                    back = prev
+                    break
+            if back is None or back.kind != "scaled_backward" or back.scaler not in scalers:
+                continue
+            s, b = back.scaler, scalers[back.scaler]
+            if isinstance(g.node, cst.Attribute):
+                what = f"`{_code(model, g.node)}` reads a gradient"
+            else:
+                what = f"`{_code(model, g.node.func)}` clips gradients"  # type: ignore[attr-defined]
+            yield model.finding(
+                "AMP104", g.node,
+                _say(b, f"{what} still multiplied by the loss scale (65536 at first), so thresholds and "
+                f"norms are off by that factor; call `{s}.unscale_(optimizer)` before it"),
+            )
+
+
+# -- AMP105 -------------------------------------------------------------------------------------
+@check("AMP105")
+def unscaled_backward(model: FileModel) -> Iterator[Finding]:
+    return _dedupe(_amp105(model))
+
+
+def _amp105(model: FileModel) -> Iterator[Finding]:
+    for step in _steps(model):
+        scalers = step.scalers()
+        scaled = step.of("scaled_backward")
+        for p in step.of("backward"):
+            if any(exclusive(p, x) for x in scaled):
+                continue  # the AMP-off alternative of a scaled backward
+            for st in step.of("scaler_step"):
+                if st.scaler not in scalers or step.index(st) < step.index(p) or exclusive(p, st):
+                    continue
+                if not _loops_prefix(st.loops, p.loops):
+                    continue
+                consumed = any(
+                    x.kind in ("opt_step", "scaler_step") and not exclusive(x, p) for x in step.between(p, st)
+                )
+                if consumed:
+                    continue
+                s, b = st.scaler, scalers[st.scaler]
+                loss = _code(model, p.node.func.value) if isinstance(p.node, cst.Call) and isinstance(p.node.func, cst.Attribute) else "loss"  # type: ignore[attr-defined]
+                yield model.finding(
+                    "AMP105", p.node,
+                    _say(b, f"`{loss}` is back-propagated without `{s}.scale()`, yet `{s}.step()` divides "
+                    "its gradients by the loss scale: fp16 gradients underflow and the update shrinks by "
+                    f"about 65536x; write `{s}.scale({loss}).backward()`"),
+                )
+                break
+
+
+# -- AMP106 -------------------------------------------------------------------------------------
+@check("AMP106")
+def unscale_repeated(model: FileModel) -> Iterator[Finding]:
+    return _dedupe(_amp106(model))
+
+
+def _amp106(model: FileModel) -> Iterator[Finding]:
+    for step in _steps(model):
+        handed = step.handed()
+        for s, b in step.scalers().items():
+            updates = step.of("update", s)
+            if not updates:
+                continue
+            unscales = step.of("unscale", s)
+            for u in unscales:
+                if u.target in handed:
+                    continue
+                if _unscale_repeats(step, u, updates, unscales, b, s):
+                    yield model.finding(
+                        "AMP106", u.node,
+                        _say(b, f"`{_code(model, u.node)}` can run again before `{s}.update()` (e.g. every "
+                        "micro-batch while the optimizer steps every N): the second call raises \"unscale_() "
+                        "has already been called on this optimizer since the last update()\"; call it only "
+                        f"where `{s}.step(...)` and `{s}.update()` run"),
+                    )
+
+
+def _unscale_repeats(step: _Step, u: Event, updates: list[Event], unscales: list[Event], b: Optional[Binding], s: str) -> bool:
+    # in a loop that no update shares: it runs several times per update
+    if u.loops and not any(u.loops[-1] in x.loops for x in updates):
+        return True
+    # updated only under a condition this unscale_ does not have
+    same = [x for x in updates if x.loops == u.loops and not exclusive(x, u)]
+    cu = set(step.conditions(u, b, s))
+    if same and all(set(step.conditions(x, b, s)) - cu for x in same):
+        return True
+    # twice in one iteration for the same optimizer with no update between
+    for other in unscales:
+        if other is u or other.target != u.target or exclusive(other, u) or other.loops != u.loops:
+            continue
+        if step.index(other) < step.index(u) and not any(x.kind == "update" for x in step.between(other, u)):
+            return True
+    return False
+
+
+# -- AMP107 -------------------------------------------------------------------------------------
+@check("AMP107")
+def step_update_conditions_differ(model: FileModel) -> Iterator[Finding]:
+    return _dedupe(_amp107(model))
+
+
+def _amp107(model: FileModel) -> Iterator[Finding]:
+    for step in _steps(model):
+        for s, b in step.scalers().items():
+            steps_ = step.of("scaler_step", s)
+            for u in step.of("update", s):
+                cands = [x for x in steps_ if _loops_prefix(x.loops, u.loops) and not exclusive(x, u)]
+                if not cands:
+                    continue
+                cu = step.conditions(u, b, s)
+                if any(step.conditions(x, b, s) == cu and x.loops == u.loops for x in cands):
+                    continue
+                x = cands[0]
+                cx = step.conditions(x, b, s)
+                if x.loops == u.loops and set(cu) > set(cx):
+                    yield model.finding(
+                        "AMP107", u.node,
+                        _say(b, f"`{s}.update()` is skipped on some iterations where `{s}.step(...)` ran: the "
+                        "next step raises \"step() has already been called since the last update()\"; put "
+                        "the update under the same condition as the step"),
+                    )
+                elif (len(u.loops) > len(x.loops) or set(cx) > set(cu)) and not _inf_checked(step, u, s, b, cu):
+                    yield model.finding(
+                        "AMP107", u.node,
+                        _say(b, f"`{s}.update()` runs on iterations where `{s}.step(...)` does not (e.g. every "
+                        "micro-batch while stepping at the accumulation boundary): it raises \"No inf checks "
+                        "were recorded prior to update\" or shifts the scale mid-accumulation; put it under "
+                        "the same condition as the step"),
+                    )
+
+
+def _inf_checked(step: _Step, u: Event, s: str, b: Optional[Binding], cu: tuple[Guard, ...]) -> bool:
+    """An unscale_ that always runs before the update records the inf check update() needs."""
+    return any(
+        set(step.conditions(x, b, s)) <= set(cu) and x.loops == u.loops and step.index(x) < step.index(u)
+        for x in step.of("unscale", s)
+    )
+
+
+# -- AMP108 -------------------------------------------------------------------------------------
+@check("AMP108")
+def scaler_created_in_loop(model: FileModel) -> Iterator[Finding]:
+    training = {
+        g.node for _, events in model.steps.roots() for e in events
+        if e.kind in ("scaled_backward", "scaler_step", "backward", "opt_step")
+        for g in e.guards if g.is_loop
+    }
+    setup = [b.node for b in model.bindings.all if b.kind in ("model", "optimizer") and not b.inferred]
+    for b in model.bindings.of_kind("scaler"):
+        if b.inferred or b.enabled is False:
+            continue
+        loop = _innermost_loop(model, b.node)
+        if loop is None or loop not in training:
+            continue
+        if any(loop in model.ancestors(n) for n in setup):
+            continue  # a fresh run per iteration: model and optimizer are rebuilt too
+        yield model.finding(
+            "AMP108", b.node,
+            _say(b, "this GradScaler is created inside the training loop, so its scale and growth tracker "
+            "reset every iteration: the scale never adapts and early overflows repeat; create it once "
+            "before the loop"),
+        )
+
+
+def _innermost_loop(model: FileModel, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    child = node
+    for anc in model.ancestors(node):
+        if isinstance(anc, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return None
+        if isinstance(anc, (cst.For, cst.While)) and child is anc.body:
+            return anc
+        child = anc
+    return None
+
+
+# -- AMP109 -------------------------------------------------------------------------------------
+@check("AMP109")
+def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
+    used = [
+        e.binding for _, events in model.steps.roots() for e in events
+        if e.kind in ("scaled_backward", "scaler_step") and (e.binding is None or e.binding.enabled is not False)
+    ]
+    if not used:
+        return
+    b = next((x for x in used if x is not None and x.enabled is True), used[0])
+    seen: set[cst.CSTNode] = set()
+    for e in model.steps.events:
+        if e.kind != "save" or e.node in seen:
+            continue
+        seen.add(e.node)
+        call = e.node
+        assert isinstance(call, cst.Call)
+        if not call.args:
+            continue
+        d = _saved_dict(model, call.args[0].value)
+        if d is None or not _has_optimizer_state(model, d) or "scaler" in model.code_for(d).lower():
+            continue
+        yield model.finding(
+            "AMP109", call,
+            _say(b, "this checkpoint saves the model and optimizer state but not the GradScaler's: after "
+            "resuming, the loss scale restarts at 65536 and the first steps overflow and are skipped; add "
+            "`\"scaler\": scaler.state_dict()` and load it on resume"),
+        )
+
+
+def _saved_dict(model: FileModel, expr: cst.BaseExpression) -> Optional[cst.Dict]:
+    """The dict literal a `torch.save` writes, when the whole of it is visible."""
+    if isinstance(expr, cst.Dict):
+        return expr if all(isinstance(el, cst.DictElement) for el in expr.elements) else None
+    if not isinstance(expr, cst.Name):
+        return None
+    values = model.values_of(expr)
+    if len(values) != 1 or not isinstance(values[0], cst.Dict):
+        return None
+    fn = model.enclosing_function(expr)
+    for node in model.assigns:  # `ckpt["scaler"] = ...` adds to it
+        targets = node.targets if isinstance(node, cst.Assign) else []
+        for t in targets:
+            if isinstance(t.target, cst.Subscript) and dotted(t.target.value) == expr.value and model.enclosing_function(node) is fn:
+                return None
+    for c in model.calls:  # `ckpt.update(...)`
+        if isinstance(c.func, cst.Attribute) and dotted(c.func.value) == expr.value and model.enclosing_function(c) is fn:
+            return None
+    return _saved_dict(model, values[0])
+
+
+def _has_optimizer_state(model: FileModel, d: cst.Dict) -> bool:
+    for el in d.elements:
+        assert isinstance(el, cst.DictElement)
+        key = model.consts.value(el.key)
+        if isinstance(key, str) and "optim" in key.lower():
+            return True
+        v = el.value
+        if (
+            isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute) and v.func.attr.value == "state_dict"
+            and isinstance(v.func.value, (cst.Name, cst.Attribute))
+            and model.bindings.is_optimizer(v.func.value, v)
+        ):
+            return True
+    return False
+
+
+# -- AMP110 -------------------------------------------------------------------------------------
+@check("AMP110")
+def scaler_with_closure_optimizer(model: FileModel) -> Iterator[Finding]:
+    return _dedupe(_amp110(model))
+
+
+def _amp110(model: FileModel) -> Iterator[Finding]:
+    for step in _steps(model):
+        for s, b in step.scalers().items():
+            for st in step.of("scaler_step", s):
+                call = st.node
+                assert isinstance(call, cst.Call)
+                extra = len(call.args) > 1
+                lbfgs = False
+                if call.args and isinstance(call.args[0].value, (cst.Name, cst.Attribute)):
+                    ob = model.bindings.lookup(call.args[0].value, call)
+                    lbfgs = ob is not None and (ob.qualname or "").endswith("LBFGS")
+                if not (extra or lbfgs):
+                    continue
+                yield model.finding(
+                    "AMP110", call,
+                    _say(b, f"`{_code(model, call)}` with a closure-based optimizer: GradScaler does not support "
+                    "closures (\"Closure use is not currently supported if GradScaler is enabled\"), and "
+                    "gradients the closure recomputes are never unscaled; use an optimizer without a closure, "
+                    "or bfloat16 autocast without a scaler"),
+                )
