@@ -1,0 +1,389 @@
+"""AMP401-AMP405: deprecated AMP entry points, with exact fixes for the torch ones.
+
+`torch.cuda.amp.*` and `torch.cpu.amp.*` only forward to `torch.amp.*` with the device
+filled in, so each fix names the new API and passes that device: the callee text is
+replaced and the device argument inserted, and nothing else in the call is touched.
+
+Imports are fixed only when that is provably equivalent: `from torch.cuda.amp import
+autocast` becomes `from torch.amp import autocast` only if every use of every name that
+import binds is a call or decorator this module rewrites in the same fix. Otherwise the
+import stays and the call is spelled through a module-level `import torch`, or no fix is
+offered. Because one fix then carries the edits for all those uses, every finding in the
+group carries the same edits, and applying any of them applies all.
+
+Deprecated spellings inside a version guard or an `except ImportError:` fallback are
+compatibility shims for old PyTorch releases and are not reported.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterator, Optional, Sequence
+
+import libcst as cst
+from libcst.metadata import CodePosition
+
+from ampcheck.findings import Edit, Finding, Fix
+from ampcheck.lint.checks import check
+from ampcheck.lint.model import FileModel
+from ampcheck.lint.names import dotted
+
+
+@dataclass(frozen=True)
+class Deprecated:
+    code: str
+    module: str  # the deprecated module, e.g. torch.cuda.amp
+    name: str  # the same name exists in torch.amp
+    device: str
+
+    @property
+    def takes_device_type(self) -> bool:
+        return self.name in ("custom_fwd", "custom_bwd")
+
+    def message(self) -> str:
+        if self.takes_device_type:
+            new = f'torch.amp.{self.name}(device_type="{self.device}")'
+            return f"`{self.module}.{self.name}` is deprecated; use `{new}`"
+        new = f'torch.amp.{self.name}("{self.device}", ...)'
+        return f"`{self.module}.{self.name}(...)` is deprecated; use `{new}`"
+
+
+DEPRECATED: dict[str, Deprecated] = {}
+for _code, _module, _name, _device, _submodule in (
+    ("AMP401", "torch.cuda.amp", "autocast", "cuda", "autocast_mode"),
+    ("AMP402", "torch.cuda.amp", "GradScaler", "cuda", "grad_scaler"),
+    ("AMP403", "torch.cuda.amp", "custom_fwd", "cuda", "autocast_mode"),
+    ("AMP403", "torch.cuda.amp", "custom_bwd", "cuda", "autocast_mode"),
+    ("AMP404", "torch.cpu.amp", "autocast", "cpu", "autocast_mode"),
+    ("AMP404", "torch.cpu.amp", "GradScaler", "cpu", "grad_scaler"),
+):
+    _d = Deprecated(_code, _module, _name, _device)
+    DEPRECATED[f"{_module}.{_name}"] = DEPRECATED[f"{_module}.{_submodule}.{_name}"] = _d
+
+# Deprecated module -> the names it shares with torch.amp (what an import may move over).
+MOVABLE: dict[str, frozenset[str]] = {
+    m: frozenset(d.name for d in DEPRECATED.values() if d.module == m)
+    for m in {d.module for d in DEPRECATED.values()}
+}
+
+# The old autocast took (enabled, dtype, cache_enabled); torch.amp.autocast takes
+# (device_type, dtype, enabled, cache_enabled), so positional arguments get their names.
+OLD_AUTOCAST_PARAMS = ("enabled", "dtype", "cache_enabled")
+
+_VERSION_TEST = re.compile(
+    r"(?i:version)|TORCH|is_torch_|(?:has|get)attr\(\s*(?:torch|amp)\b"
+)
+_FALLBACK_EXCEPT = re.compile(r"\b(?:ImportError|ModuleNotFoundError|AttributeError)\b")
+
+
+# -- where the old APIs are used ---------------------------------------------------------------
+@dataclass(frozen=True)
+class Use:
+    node: cst.CSTNode  # what the finding points at
+    ref: cst.BaseExpression  # the Name/Attribute chain naming the old API
+    old: Deprecated
+    call: Optional[cst.Call]  # the call applying it; None for a bare decorator or a base class
+    skip: int = 0  # arguments of `call` before the old API's own (1 for functools.partial)
+    fixable: bool = True  # False for a base class: its super().__init__ would need the device
+
+
+def _uses(model: FileModel) -> Iterator[Use]:
+    for call in model.calls:
+        old = DEPRECATED.get(model.callee(call) or "")
+        if old is not None:
+            yield Use(call, call.func, old, call)
+        elif model.callee(call) == "functools.partial" and call.args and not call.args[0].keyword:
+            old = DEPRECATED.get(model.qualname(call.args[0].value) or "")
+            if old is not None and not call.args[0].star:
+                yield Use(call, call.args[0].value, old, call, skip=1)
+    for fn in model.functions:
+        for deco in fn.decorators:
+            if isinstance(deco.decorator, (cst.Name, cst.Attribute)):
+                old = DEPRECATED.get(model.qualname(deco.decorator) or "")
+                if old is not None:
+                    yield Use(deco.decorator, deco.decorator, old, None)
+    for cls in model.classes:
+        for base in cls.bases:
+            old = DEPRECATED.get(model.qualname(base.value) or "")
+            if old is not None:
+                yield Use(base.value, base.value, old, None, fixable=False)
+
+
+def _head(expr: cst.BaseExpression) -> cst.Name:
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+    assert isinstance(expr, cst.Name)  # refs are dotted chains: the import table resolved them
+    return expr
+
+
+# -- compatibility shims -----------------------------------------------------------------------
+def _is_guard(model: FileModel, test: cst.BaseExpression) -> bool:
+    if _VERSION_TEST.search(model.code_for(test)):
+        return True
+    inner = test.expression if isinstance(test, cst.UnaryOperation) else test
+    return isinstance(inner, cst.Name) and any(
+        _VERSION_TEST.search(model.code_for(v)) for v in model.values_of(inner)
+    )
+
+
+def _exits(block: cst.BaseSuite) -> bool:
+    body = getattr(block, "body", ())
+    last = body[-1] if isinstance(body, Sequence) and body else None
+    if isinstance(last, cst.SimpleStatementLine):
+        return isinstance(last.body[-1], (cst.Return, cst.Raise))
+    return isinstance(last, (cst.Return, cst.Raise))
+
+
+def _in_shim(model: FileModel, node: cst.CSTNode) -> bool:
+    """Inside either branch of a version test, after `if <version test>: return ...`, or in
+    an `except ImportError/AttributeError:` fallback."""
+    child = node
+    for anc in model.ancestors(node):
+        if isinstance(anc, (cst.If, cst.IfExp)) and child is not anc.test:
+            if _is_guard(model, anc.test):
+                return True
+        elif isinstance(anc, cst.ExceptHandler):
+            if anc.type is not None and _FALLBACK_EXCEPT.search(model.code_for(anc.type)):
+                return True
+        elif isinstance(anc, (cst.IndentedBlock, cst.Module)):
+            for stmt in anc.body:
+                if stmt is child:
+                    break
+                if isinstance(stmt, cst.If) and _is_guard(model, stmt.test) and _exits(stmt.body):
+                    return True
+        child = anc
+    return False
+
+
+# -- edits ------------------------------------------------------------------------------------
+Span = tuple[CodePosition, CodePosition, str]
+
+
+def _insert(at: CodePosition, text: str) -> Span:
+    return (at, at, text)
+
+
+def _replace(model: FileModel, node: cst.CSTNode, text: str) -> Span:
+    r = model.range(node)
+    return (r.start, r.end, text)
+
+
+def _before_close(model: FileModel, call: cst.Call) -> CodePosition:
+    end = model.range(call).end  # a call's range ends just after its ")"
+    return CodePosition(end.line, end.column - 1)
+
+
+def _argument_edits(model: FileModel, use: Use) -> Optional[list[Span]]:
+    """The edits that pass the device, or None when no exact rewrite exists."""
+    old = use.old
+    if not use.fixable:
+        return None
+    if use.call is None:  # bare decorator
+        if not old.takes_device_type:
+            return None
+        return [_insert(model.range(use.ref).end, f'(device_type="{old.device}")')]
+    args = use.call.args[use.skip :]
+    if use.skip:  # partial(old, ...): with no further arguments, add after the old API
+        empty = (model.range(use.call.args[0]).end, ", ")
+    else:
+        empty = (_before_close(model, use.call), "")
+    if old.takes_device_type:
+        keyword = f'device_type="{old.device}"'
+        named = [a for a in args if a.keyword is not None or a.star == "**"]
+        if named:
+            return [_insert(model.range(named[0]).start, f"{keyword}, ")]
+        if args:
+            return [_insert(model.range(args[-1]).end, f", {keyword}")]
+        return [_insert(empty[0], empty[1] + keyword)]
+    device = f'"{old.device}"'
+    edits = [_insert(model.range(args[0]).start, f"{device}, ")] if args else [
+        _insert(empty[0], empty[1] + device)
+    ]
+    if old.name == "autocast":
+        positional = [a for a in args if a.keyword is None and not a.star]
+        if any(a.star == "*" for a in args) or len(positional) > len(OLD_AUTOCAST_PARAMS):
+            return None
+        for param, arg in zip(OLD_AUTOCAST_PARAMS, positional):
+            edits.append(_insert(model.range(arg).start, f"{param}="))
+    return edits
+
+
+def _to_edits(spans: list[Span]) -> tuple[Edit, ...]:
+    """1-based Edits; edits that touch (an insertion right after a replacement, two
+    insertions at one point) become one, in the order they were made."""
+    merged: list[list] = []
+    for start, end, text in sorted(spans, key=lambda s: (s[0].line, s[0].column)):
+        if merged and (merged[-1][1].line, merged[-1][1].column) == (start.line, start.column):
+            merged[-1][1] = end
+            merged[-1][2] += text
+        else:
+            merged.append([start, end, text])
+    return tuple(
+        Edit(s.line, s.column + 1, e.line, e.column + 1, text) for s, e, text in merged
+    )
+
+
+# -- import rewrites ---------------------------------------------------------------------------
+@dataclass
+class _Site:
+    """An import statement binding deprecated names, and the edit moving it to torch.amp."""
+
+    locals: list[str]
+    edit: Span
+    ok: bool  # the edit is valid for every name the statement binds
+
+
+def _local(alias: cst.ImportAlias) -> str:
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    return dotted(alias.name) or ""
+
+
+def _sites(model: FileModel) -> Iterator[_Site]:
+    for stmt in model.imports:
+        if isinstance(stmt, cst.Import):
+            for alias in stmt.names:
+                if alias.asname is not None and dotted(alias.name) in MOVABLE:
+                    yield _Site([_local(alias)], _replace(model, alias.name, "torch.amp"), True)
+            continue
+        if stmt.relative or stmt.module is None or isinstance(stmt.names, cst.ImportStar):
+            continue
+        module = dotted(stmt.module)
+        names = list(stmt.names)
+        if module in MOVABLE:
+            ok = all(dotted(a.name) in MOVABLE[module] for a in names)
+            yield _Site([_local(a) for a in names], _replace(model, stmt.module, "torch.amp"), ok)
+        elif module in ("torch.cuda", "torch.cpu"):
+            amp = [a for a in names if dotted(a.name) == "amp"]
+            if amp:
+                ok = len(names) == 1
+                yield _Site([_local(a) for a in amp], _replace(model, stmt.module, "torch"), ok)
+
+
+def _is_reference(model: FileModel, name: cst.Name) -> bool:
+    parent = model.parent(name)
+    if isinstance(parent, cst.Attribute) and parent.attr is name:
+        return False
+    if isinstance(parent, cst.Arg) and parent.keyword is name:
+        return False
+    for anc in model.ancestors(name):
+        if isinstance(anc, (cst.Import, cst.ImportFrom)):
+            return False
+        if isinstance(anc, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            break
+    return True
+
+
+def _groups(sites: list[_Site]) -> list[tuple[set[str], list[_Site]]]:
+    """Names tied together by the statements that import them: one rewrite unit each."""
+    groups: list[tuple[set[str], list[_Site]]] = []
+    for site in sites:
+        joined = [g for g in groups if g[0] & set(site.locals)]
+        names, members = set(site.locals), [site]
+        for g in joined:
+            groups.remove(g)
+            names |= g[0]
+            members += g[1]
+        groups.append((names, members))
+    return groups
+
+
+def _import_rewrites(
+    model: FileModel, uses: list[Use], tails: dict[int, Optional[list[Span]]], shim: set[int]
+) -> dict[int, tuple[Edit, ...]]:
+    """For each use covered by a provably equivalent import rewrite: the whole group's edits."""
+    by_head = {id(_head(u.ref)): i for i, u in enumerate(uses)}
+    out: dict[int, tuple[Edit, ...]] = {}
+    for names, sites in _groups(list(_sites(model))):
+        if not all(s.ok for s in sites):
+            continue
+        members: list[int] = []
+        for local in names:
+            if len(model.names.resolve(cst.Name(local))) != 1:
+                break
+            refs = [n for n in model.name_nodes.get(local, []) if _is_reference(model, n)]
+            idx = [by_head.get(id(n)) for n in refs]
+            if any(i is None or i in shim or tails[i] is None for i in idx):
+                break
+            members += idx  # type: ignore[arg-type]
+        else:
+            spans = [s.edit for s in sites] + [e for i in members for e in tails[i] or ()]
+            edits = _to_edits(spans)
+            out.update((i, edits) for i in members)
+    return out
+
+
+def _module_torch(model: FileModel) -> Optional[str]:
+    """The local name of a module-level `import torch`, usable anywhere in the file."""
+    for stmt in model.imports:
+        if not isinstance(stmt, cst.Import) or model.enclosing_function(stmt):
+            continue
+        if model.enclosing_class(stmt):
+            continue
+        for alias in stmt.names:
+            name = dotted(alias.name) or ""
+            if alias.asname is None and name.split(".")[0] == "torch":
+                local = "torch"
+            elif name == "torch":
+                local = _local(alias)
+            else:
+                continue
+            if model.names.qualname(cst.Name(local)) == "torch":
+                return local
+    return None
+
+
+def _fixes(model: FileModel, uses: list[Use], shim: set[int]) -> dict[int, Fix]:
+    tails = {i: _argument_edits(model, u) for i, u in enumerate(uses)}
+    grouped = _import_rewrites(model, uses, tails, shim)
+    module_torch = _module_torch(model)
+    fixes: dict[int, Fix] = {}
+    for i, use in enumerate(uses):
+        tail = tails[i]
+        if i in shim or tail is None:
+            continue
+        edits = grouped.get(i)
+        if edits is None:
+            head = _head(use.ref)
+            torch_name = head.value if model.qualname(head) == "torch" else module_torch
+            if torch_name is None:
+                continue
+            callee = _replace(model, use.ref, f"{torch_name}.amp.{use.old.name}")
+            edits = _to_edits([callee, *tail])
+        fixes[i] = Fix(_fix_message(use.old), edits, "safe")
+    return fixes
+
+
+def _fix_message(old: Deprecated) -> str:
+    if old.takes_device_type:
+        return f'Use `torch.amp.{old.name}(device_type="{old.device}")`'
+    return f'Use `torch.amp.{old.name}("{old.device}", ...)`'
+
+
+@check("AMP401", "AMP402", "AMP403", "AMP404")
+def deprecated_torch_amp(model: FileModel) -> Iterator[Finding]:
+    uses = list(_uses(model))
+    if not uses:
+        return
+    shim = {i for i, u in enumerate(uses) if _in_shim(model, u.node)}
+    fixes = _fixes(model, uses, shim)
+    for i, use in enumerate(uses):
+        if i not in shim:
+            yield model.finding(use.old.code, use.node, use.old.message(), fixes.get(i))
+
+
+# -- AMP405 -----------------------------------------------------------------------------------
+@check("AMP405")
+def apex_amp(model: FileModel) -> Iterator[Finding]:
+    targets: list[tuple[cst.CSTNode, Optional[str]]] = [(c, model.callee(c)) for c in model.calls]
+    targets += [
+        (d.decorator, model.qualname(d.decorator)) for fn in model.functions for d in fn.decorators
+    ]
+    for node, name in targets:
+        if name is not None and name.startswith("apex.amp.") and not _in_shim(model, node):
+            yield model.finding(
+                "AMP405",
+                node,
+                f"`{name}` is NVIDIA Apex AMP, deprecated in favour of native "
+                "`torch.autocast` with `torch.amp.GradScaler`",
+            )

@@ -1,0 +1,116 @@
+"""AMP401-AMP405: every spelling of the deprecated AMP APIs is reported; shims are not."""
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import FIXTURES
+from tests.lint.helpers import codes, lint_file, lint_source
+
+DEPRECATED = FIXTURES / "deprecated"
+
+
+def amp4(name: str) -> list[tuple[str, int]]:
+    return codes(lint_file(DEPRECATED / name, select="AMP4"))
+
+
+def test_dotted_autocast_and_scaler_are_reported():
+    assert amp4("train_dotted.py") == [("AMP402", 24), ("AMP401", 31)]
+
+
+def test_imported_names_and_aliases_are_reported_at_their_calls():
+    assert amp4("train_from_import.py") == [("AMP402", 21), ("AMP401", 28)]
+
+
+def test_module_alias_is_followed():
+    assert amp4("train_module_alias.py") == [("AMP402", 9), ("AMP401", 17)]
+
+
+def test_custom_fwd_and_bwd_are_reported_bare_and_called():
+    assert amp4("custom_function.py") == [
+        ("AMP403", 8),
+        ("AMP403", 14),
+        ("AMP403", 24),
+        ("AMP403", 32),
+    ]
+
+
+def test_stored_context_partial_and_decorator_are_reported():
+    assert amp4("stored_context.py") == [("AMP401", 11), ("AMP401", 12), ("AMP401", 20)]
+
+
+def test_cpu_amp_autocast_and_scaler_are_amp404():
+    assert amp4("train_cpu.py") == [("AMP404", 7), ("AMP404", 12)]
+
+
+def test_apex_amp_calls_are_reported_in_every_import_spelling():
+    assert amp4("train_apex.py") == [
+        ("AMP405", 9),
+        ("AMP405", 16),
+        ("AMP405", 18),
+        ("AMP405", 21),
+    ]
+
+
+def test_apex_findings_offer_no_fix():
+    assert all(f.fix is None for f in lint_file(DEPRECATED / "train_apex.py", select="AMP405"))
+
+
+def test_scaler_subclass_is_reported_without_fix():
+    (finding,) = lint_file(DEPRECATED / "scaler_subclass.py", select="AMP4")
+    assert (finding.code, finding.line, finding.fix) == ("AMP402", 5, None)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["shim_hasattr.py", "shim_try_import.py", "shim_version.py", "clean_modern.py", "timm_optional_apex.py"],
+)
+def test_shims_and_modern_code_raise_nothing(name):
+    assert codes(lint_file(DEPRECATED / name)) == []
+
+
+def test_message_names_old_and_new_spelling():
+    (finding,) = lint_source("import torch\nscaler = torch.cuda.amp.GradScaler()\n", select="AMP4")
+    assert finding.message == (
+        '`torch.cuda.amp.GradScaler(...)` is deprecated; use `torch.amp.GradScaler("cuda", ...)`'
+    )
+    assert (finding.line, finding.col, finding.end_line, finding.end_col) == (2, 10, 2, 37)
+
+
+def test_submodule_paths_are_the_same_deprecated_apis():
+    source = (
+        "from torch.cuda.amp.autocast_mode import autocast\n"
+        "from torch.cpu.amp.grad_scaler import GradScaler\n"
+        "ctx = autocast()\n"
+        "scaler = GradScaler()\n"
+    )
+    assert codes(lint_source(source, select="AMP4")) == [("AMP401", 3), ("AMP404", 4)]
+
+
+def test_rebound_name_is_not_assumed_deprecated():
+    source = (
+        "from torch.cuda.amp import autocast\n"
+        "def run(autocast):\n"
+        "    with autocast():\n"
+        "        pass\n"
+    )
+    assert lint_source(source, select="AMP4") == []
+
+
+def test_except_handler_for_other_errors_is_not_a_shim():
+    source = (
+        "import torch\n"
+        "try:\n"
+        "    run()\n"
+        "except RuntimeError:\n"
+        "    scaler = torch.cuda.amp.GradScaler()\n"
+    )
+    assert codes(lint_source(source, select="AMP4")) == [("AMP402", 5)]
+
+
+def test_unrelated_hasattr_guard_does_not_hide_a_finding():
+    source = (
+        "import torch\n"
+        "if hasattr(model, 'module'):\n"
+        "    ctx = torch.cuda.amp.autocast()\n"
+    )
+    assert codes(lint_source(source, select="AMP4")) == [("AMP401", 3)]
