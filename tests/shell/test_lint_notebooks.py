@@ -1,0 +1,74 @@
+"""Notebooks: findings at `cell N:line:col`, IPython syntax set aside, fixes written back
+into the notebook JSON without disturbing its formatting."""
+from __future__ import annotations
+
+import json
+
+from ampcheck.lint import notebook
+from tests.shell.helpers import SHELL, run
+
+
+def test_findings_point_at_cell_line_and_column(copy_fixture):
+    copy_fixture("finetune.ipynb")
+    result = run(["finetune.ipynb"], cache=False)
+    assert [(f.code, f.cell, f.line, f.col) for f in result.findings] == [
+        ("AMP402", 3, 4, 10),
+        ("AMP401", 5, 4, 10),
+    ]
+    assert result.findings[0].location == "finetune.ipynb:cell 3:4:10"
+
+
+def test_magics_shell_escapes_and_help_are_neutralised_not_reported():
+    nb = notebook.load((SHELL / "finetune.ipynb").read_text())
+    lines = nb.source.splitlines()
+    assert "%matplotlib inline" not in nb.source and "!pip" not in nb.source
+    assert "model?" not in nb.source and "files = !ls" not in nb.source
+    assert lines.count(notebook.PLACEHOLDER) == 5  # %matplotlib, !pip, model?, %%time, files = !ls
+    assert "nvidia-smi" not in nb.source  # a %%bash cell is not Python at all
+    compile(nb.source, "finetune.ipynb", "exec")
+
+
+def test_an_unchanged_notebook_renders_byte_for_byte():
+    text = (SHELL / "finetune.ipynb").read_text()
+    assert notebook.load(text).render(notebook.load(text).source) == text
+
+
+def test_a_syntax_error_in_a_cell_is_located_in_that_cell(copy_fixture):
+    copy_fixture("broken_cell.ipynb")
+    [error] = run(["broken_cell.ipynb"], cache=False).findings
+    assert (error.code, error.cell, error.line, error.col) == ("AMP001", 3, 1, 11)
+
+
+def test_fix_rewrites_cells_and_keeps_magics_and_formatting(copy_fixture):
+    path = copy_fixture("finetune.ipynb")
+    before = path.read_text()
+    result = run(["finetune.ipynb"], cache=False, fix=True)
+    assert result.fixed == 2 and result.findings == []
+    after = path.read_text()
+    old, new = json.loads(before), json.loads(after)
+    assert "".join(new["cells"][2]["source"]).splitlines()[3] == 'scaler = torch.amp.GradScaler("cuda")'
+    assert "".join(new["cells"][4]["source"]).startswith("%%time\n")
+    assert new["cells"][1]["source"] == old["cells"][1]["source"]  # magics untouched
+    assert new["cells"][2]["outputs"] == old["cells"][2]["outputs"]
+    # Only the two fixed source lines differ; indentation, key order and final newline stay.
+    changed = [(a, b) for a, b in zip(before.splitlines(), after.splitlines()) if a != b]
+    assert len(changed) == 2 and len(before.splitlines()) == len(after.splitlines())
+    assert after.endswith("}\n")
+    assert run(["finetune.ipynb"], cache=False, fix=True).fixed == 0
+
+
+def test_diff_shows_cells_and_changes_nothing(copy_fixture):
+    path = copy_fixture("finetune.ipynb")
+    before = path.read_bytes()
+    result = run(["finetune.ipynb"], cache=False, diff=True)
+    assert path.read_bytes() == before
+    [diff] = result.diffs
+    assert "--- finetune.ipynb:cell 3\n+++ finetune.ipynb:cell 3\n" in diff
+    assert '+    with torch.amp.autocast("cuda"):\n' in diff
+
+
+def test_a_notebook_that_is_not_json_is_one_line(project):
+    (project / "bad.ipynb").write_text("{ not json")
+    result = run(["bad.ipynb"], cache=False)
+    assert result.findings == []
+    assert result.problems == ["bad.ipynb: not valid notebook JSON (Expecting property name enclosed in double quotes at line 1)"]
