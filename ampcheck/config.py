@@ -65,6 +65,7 @@ KEYS = (
     "exclude",
     "extend-exclude",
     "warn-unused-ignores",
+    "force-exclude",
 )
 
 _SELECTOR = re.compile(r"ALL|AMP[0-9]{0,3}")
@@ -105,6 +106,7 @@ class Overrides:
     exclude: Optional[tuple[str, ...]] = None
     extend_exclude: tuple[str, ...] = ()
     warn_unused_ignores: Optional[bool] = None
+    force_exclude: Optional[bool] = None
     config_file: Optional[str] = None
 
 
@@ -117,6 +119,8 @@ class Settings:
     per_file_ignores: tuple[tuple[Glob, frozenset[str]], ...] = ()
     exclude: tuple[Glob, ...] = field(default_factory=lambda: tuple(Glob(p) for p in DEFAULT_EXCLUDE))
     warn_unused_ignores: bool = False
+    # Apply `exclude` to paths named on the command line too (pre-commit names every file).
+    force_exclude: bool = False
     config_path: Optional[Path] = None
 
     def codes_for(self, path: Path) -> frozenset[str]:
@@ -131,6 +135,12 @@ class Settings:
     def is_excluded(self, path: Path, is_dir: bool) -> bool:
         rel = _relative(path, self.root)
         return any(g.matches(rel, is_dir) for g in self.exclude)
+
+    def is_excluded_with_parents(self, path: Path) -> bool:
+        """Whether `path` or a folder above it (up to the root) is excluded."""
+        absolute = Path(os.path.abspath(path))
+        folders = [p for p in absolute.parents if p != self.root and self.root in p.parents]
+        return self.is_excluded(absolute, absolute.is_dir()) or any(self.is_excluded(p, True) for p in folders)
 
     def fingerprint(self, path: Path) -> str:
         """What the findings of `path` depend on besides its content and ampcheck's version."""
@@ -256,18 +266,19 @@ def load_settings(
         exclude = DEFAULT_EXCLUDE
     exclude = (*exclude, *cfg("extend-exclude"), *overrides.extend_exclude)
 
-    warn = table.get("warn-unused-ignores", False)
-    if not isinstance(warn, bool):
-        raise ConfigError(f"'warn-unused-ignores' in {where} must be true or false")
-    if overrides.warn_unused_ignores is not None:
-        warn = overrides.warn_unused_ignores
+    def flag(key: str, override: Optional[bool]) -> bool:
+        value = table.get(key, False)
+        if not isinstance(value, bool):
+            raise ConfigError(f"{key!r} in {where} must be true or false")
+        return value if override is None else override
 
     return Settings(
         root=root,
         enabled=selected - ignored,
         per_file_ignores=tuple(per_file),
         exclude=tuple(Glob(p) for p in exclude),
-        warn_unused_ignores=warn,
+        warn_unused_ignores=flag("warn-unused-ignores", overrides.warn_unused_ignores),
+        force_exclude=flag("force-exclude", overrides.force_exclude),
         config_path=config_path,
     )
 

@@ -34,6 +34,7 @@ def _fail(message: str) -> "click.exceptions.Exit":
 @click.option("--exclude", multiple=True, metavar="GLOBS", help="Paths to skip; replaces the defaults and the config's.")
 @click.option("--extend-exclude", multiple=True, metavar="GLOBS", help="Paths to skip in addition.")
 @click.option("--warn-unused-ignores/--no-warn-unused-ignores", default=None, help="Report suppressions that suppress nothing (AMP002).")
+@click.option("--force-exclude/--no-force-exclude", default=None, help="Apply excludes to paths named on the command line too.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Read settings from this file instead of the nearest pyproject.toml.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: all cores).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write .ampcheck_cache/.")
@@ -52,6 +53,7 @@ def lint(
     exclude: tuple[str, ...],
     extend_exclude: tuple[str, ...],
     warn_unused_ignores: Optional[bool],
+    force_exclude: Optional[bool],
     config_file: Optional[str],
     jobs: Optional[int],
     no_cache: bool,
@@ -71,6 +73,7 @@ def lint(
         exclude=_split(exclude) if exclude else None,
         extend_exclude=_split(extend_exclude),
         warn_unused_ignores=warn_unused_ignores,
+        force_exclude=force_exclude,
         config_file=config_file,
     )
     try:

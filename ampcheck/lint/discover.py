@@ -3,8 +3,9 @@
 Folders are walked in name order (so output is stable), honouring .gitignore files (the
 folder's own and those of its ancestors up to the repository root, deepest first, with
 negation) and the `exclude` settings, and skipping virtual environments. A path named on
-the command line is always linted, whatever its name. Problems (a symlink loop, an
-unreadable folder) are one line each and never stop the walk.
+the command line is always linted, whatever its name, unless `force-exclude` is set (as
+the pre-commit hooks do, since pre-commit names every staged file). Problems (a symlink
+loop, an unreadable folder) are one line each and never stop the walk.
 """
 from __future__ import annotations
 
@@ -51,6 +52,8 @@ def discover(paths: list[str], settings: Settings) -> Discovery:
                 found.problems.append(_link_problem(display, _stat_error(absolute)))
             else:
                 found.missing.append(display)
+            continue
+        if settings.force_exclude and settings.is_excluded_with_parents(absolute):
             continue
         if is_dir:
             ignore = _gitignore_above(absolute)

@@ -155,3 +155,11 @@ def test_an_unreadable_folder_is_one_line(tmp_path):
         (tmp_path / "locked").chmod(0o755)
     assert result.files == ["b.py"]
     assert result.problems and result.problems[0].startswith("locked: cannot read folder")
+
+
+def test_force_exclude_applies_excludes_to_named_paths(tmp_path):
+    tree(tmp_path, {"vendor/lib/old.py": "", "build/gen.py": "", "src/ok.py": ""})
+    (tmp_path / "pyproject.toml").write_text('[tool.ampcheck]\nextend-exclude = ["vendor"]\nforce-exclude = true\n')
+    named = ["vendor/lib/old.py", "build/gen.py", "src/ok.py"]
+    assert found(tmp_path, named) == ["src/ok.py"]
+    assert found(tmp_path, named, Overrides(force_exclude=False)) == named
