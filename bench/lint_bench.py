@@ -1,0 +1,296 @@
+"""Lint benchmark: ampcheck against the libcst parse floor and against its peers.
+
+Two tables, each measured in one session with interleaved rounds (the order rotates every
+round so no case always runs on a cooler or hotter machine), reporting the median wall time
+with its range, CPU time (the command and all its workers) and peak RSS of the largest
+process:
+
+- `ampcheck` on the whole corpus: the bare `libcst.parse_module` loop in one process (the
+  floor for any libcst-based linter), ampcheck cold (`--no-cache`, default jobs), warm (cache
+  filled, nothing changed; its findings must equal cold's), one changed file (what a
+  pre-commit hook sees) and `ampcheck --version` (start-up).
+- `peers` on a subset (default: timm), because TorchFix and Fixit take tens of minutes per
+  pass over the whole corpus on a 2-core machine: the floor and ampcheck cold on the same
+  subset, TorchFix standalone and as the flake8 plugin, Fixit and Ruff, each with its
+  defaults, from the bench-only venv (see requirements-bench.txt).
+
+    python bench/make_corpus.py
+    python bench/lint_bench.py --rounds 3 --results bench/RESULTS.md
+    python bench/lint_bench.py --tiny      # seconds; what the test suite runs
+
+The Markdown tables are printed and, with --results, spliced into that file between
+`<!-- lint_bench:TABLE -->` markers (added at the end the first time).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+import make_corpus  # noqa: E402  (bench scripts are run as files, not as a package)
+from procstats import CommandFailed, Sample, load_average, measure, median  # noqa: E402
+
+PEERS_BIN = BENCH / ".venv-peers" / "bin"
+CHANGED_FILE = "torch/amp/grad_scaler.py"
+PEER_SUBSET = "timm"
+# Written into the corpus root: it makes the corpus a project of its own, so tools that
+# honour the enclosing repository's .gitignore (which ignores bench/corpus/) do not skip it
+# and none picks up the repository's own settings. Every tool runs with its defaults.
+CORPUS_PYPROJECT = """\
+# Written by bench/lint_bench.py: the corpus is a project of its own; every tool runs its defaults.
+[project]
+name = "ampcheck-bench-corpus"
+version = "0"
+
+[tool.ampcheck]
+
+[tool.fixit]
+root = true
+
+[tool.ruff]
+"""
+
+
+@dataclass
+class Case:
+    name: str
+    argv: list[str]
+    cwd: Path
+    ok_codes: tuple[int, ...] = (0, 1)  # linters exit 1 when they report something
+    capture: bool = False  # keep stdout of the last round (findings to compare)
+    before: Optional[Callable[[int], None]] = None
+    after: Optional[Callable[[], None]] = None
+    skip: Optional[str] = None
+    samples: list[Sample] = field(default_factory=list)
+    stdout: Optional[Path] = None
+
+
+def run_rounds(cases: list[Case], rounds: int, scratch: Path) -> None:
+    live = [c for c in cases if c.skip is None]
+    for r in range(rounds):
+        shift = r % len(live)
+        for case in live[shift:] + live[:shift]:
+            out = scratch / f"{len(case.samples)}-{abs(hash(case.name))}.out" if case.capture else None
+            if case.before:
+                case.before(r)
+            try:
+                case.samples.append(measure(case.argv, cwd=case.cwd, stdout=out, ok_codes=case.ok_codes))
+            finally:
+                if case.after:
+                    case.after()
+            case.stdout = out
+            print(f"  round {r + 1}/{rounds}  {case.name:44} {case.samples[-1].wall_s:8.2f} s", file=sys.stderr)
+
+
+def wall(case: Case) -> float:
+    return median([s.wall_s for s in case.samples])
+
+
+def row(case: Case, ratio: str) -> str:
+    if case.skip is not None:
+        return f"| {case.name} | — | — | — | skipped: {case.skip} |"
+    walls = [s.wall_s for s in case.samples]
+    spread = f" ({min(walls):.2f}–{max(walls):.2f})" if len(walls) > 1 else ""
+    cpu = median([s.cpu_s for s in case.samples])
+    rss = max(s.rss_mb for s in case.samples)
+    return f"| {case.name} | {wall(case):.3f}{spread} | {cpu:.2f} | {rss:.0f} | {ratio} |"
+
+
+HEADER = "| case | wall s, median (min–max) | CPU s | peak RSS MB | ratio |\n|---|---|---|---|---|"
+
+
+def ampcheck_exe() -> str:
+    """The console script users run, from the same environment as this Python."""
+    beside = Path(sys.executable).parent / "ampcheck"
+    found = str(beside) if beside.exists() else shutil.which("ampcheck")
+    if found is None:
+        raise SystemExit("lint_bench: no `ampcheck` console script beside this Python or on PATH")
+    return found
+
+
+def floor_case(name: str, target: str, corpus: Path) -> Case:
+    return Case(name, [sys.executable, str(BENCH / "parse_floor.py"), target], corpus, ok_codes=(0,))
+
+
+def findings_of(case: Case) -> list[str]:
+    data = json.loads(case.stdout.read_text()) if case.stdout else []
+    return sorted(json.dumps(item, sort_keys=True) for item in data)
+
+
+class ChangedFile:
+    """Edit one file before a run (as a commit would) and put it back afterwards, so the
+    warm cache stays valid for every other case."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.original = path.read_bytes()
+        self.lines = self.original.count(b"\n")
+
+    def edit(self, round_no: int) -> None:
+        self.path.write_bytes(self.original + f"# lint_bench edit {round_no}\n".encode())
+
+    def restore(self) -> None:
+        self.path.write_bytes(self.original)
+
+
+def ampcheck_table(corpus: Path, rounds: int, changed_rel: str, scratch: Path) -> tuple[str, bool]:
+    exe = ampcheck_exe()
+    shutil.rmtree(corpus / ".ampcheck_cache", ignore_errors=True)  # never replay an older build's findings
+    measure([exe, "lint", "--exit-zero", "."], cwd=corpus)  # fill the cache
+    changed = ChangedFile(corpus / changed_rel)
+    floor = floor_case("libcst parse loop, 1 process (floor)", ".", corpus)
+    cold = Case("ampcheck cold (`--no-cache`)", [exe, "lint", "--no-cache", "--output-format", "json", "."], corpus, capture=True)
+    warm = Case("ampcheck warm (cache filled, nothing changed)", [exe, "lint", "--output-format", "json", "."], corpus, capture=True)
+    one = Case(
+        f"ampcheck one changed file (`{changed_rel}`, {changed.lines} lines)",
+        [exe, "lint", changed_rel], corpus, before=changed.edit, after=changed.restore,
+    )
+    version = Case("`ampcheck --version` (start-up)", [exe, "--version"], corpus, ok_codes=(0,))
+    cases = [floor, cold, warm, one, version]
+    run_rounds(cases, rounds, scratch)
+
+    cold_findings, warm_findings = findings_of(cold), findings_of(warm)
+    identical = cold_findings == warm_findings
+    cold_ratio = wall(cold) / wall(floor)
+    warm_ratio = wall(warm) / wall(cold)
+    lines = [
+        HEADER,
+        row(floor, "1.00× floor"),
+        row(cold, f"{cold_ratio:.2f}× floor"),
+        row(warm, f"{warm_ratio:.3f}× cold"),
+        row(one, "—"),
+        row(version, "—"),
+        "",
+        "| target | measured | met |\n|---|---|---|",
+        f"| cold ≤ 0.5× floor | {cold_ratio:.2f}× | {_met(cold_ratio <= 0.5)} |",
+        f"| warm ≤ 0.05× cold, identical findings | {warm_ratio:.3f}×, "
+        f"{'identical' if identical else 'DIFFERENT'} ({len(cold_findings)} findings) | {_met(warm_ratio <= 0.05 and identical)} |",
+        f"| one changed file < 0.3 s | {wall(one):.3f} s | {_met(wall(one) < 0.3)} |",
+        f"| start-up < 0.15 s | {wall(version):.3f} s | {_met(wall(version) < 0.15)} |",
+    ]
+    return "\n".join(lines), identical
+
+
+# name -> (table label, arguments before the path); each runs with its own defaults.
+PEERS = {
+    "torchfix": ("TorchFix (`torchfix`)", ["torchfix"]),
+    "flake8": ("TorchFix as flake8 plugin (`flake8 --select TOR`)", ["flake8", "--select", "TOR"]),
+    "fixit": ("Fixit (`fixit lint`)", ["fixit", "lint"]),
+    "ruff": ("Ruff (`ruff check --no-cache`)", ["ruff", "check", "--no-cache"]),
+}
+
+
+def peer_missing(peers_bin: Path, name: str) -> Optional[str]:
+    """Why a peer cannot run, or None when it is installed."""
+    exe = peers_bin / PEERS[name][1][0]
+    return None if exe.exists() else f"not installed ({exe}; see bench/requirements-bench.txt)"
+
+
+def peers_table(corpus: Path, subset: str, rounds: int, peers_bin: Path, peers: list[str], scratch: Path) -> str:
+    floor = floor_case(f"libcst parse loop, 1 process (floor) on `{subset}`", subset, corpus)
+    cases = [floor, Case(f"ampcheck cold (`--no-cache`) on `{subset}`", [ampcheck_exe(), "lint", "--no-cache", subset], corpus)]
+    for name in peers:
+        label, (tool, *args) = PEERS[name]
+        cases.append(Case(label, [str(peers_bin / tool), *args, subset], corpus, skip=peer_missing(peers_bin, name)))
+    run_rounds(cases, rounds, scratch)
+    base = wall(floor)
+    return "\n".join([HEADER] + [row(c, f"{wall(c) / base:.2f}× floor" if c.samples else "—") for c in cases])
+
+
+def _met(ok: bool) -> str:
+    return "yes" if ok else "**no**"
+
+
+def preamble(corpus: Path, rounds: int, subset: Optional[str]) -> str:
+    manifest = json.loads((corpus / make_corpus.MANIFEST).read_text())
+    packages = ", ".join(f"{n} {p['version']} ({p['files']} files, {p['lines']} lines)" for n, p in manifest["packages"].items())
+    scope = f"`{subset}` of the corpus" if subset else f"the corpus: {manifest['files']} files, {manifest['lines']} lines"
+    return f"Measured on {scope} — {packages}; {rounds} interleaved round(s)."
+
+
+def splice(results: Path, table: str, text: str) -> None:
+    """Replace this table's block in `results` (or append it) so reruns update in place."""
+    begin, end = f"<!-- lint_bench:{table} -->", f"<!-- /lint_bench:{table} -->"
+    block = f"{begin}\n{text}\n{end}"
+    old = results.read_text() if results.exists() else ""
+    if begin in old and end in old:
+        head, rest = old.split(begin, 1)
+        new = head + block + rest.split(end, 1)[1]
+    else:
+        new = old + ("\n" if old and not old.endswith("\n") else "") + "\n" + block + "\n"
+    results.write_text(new)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, help="default: bench/corpus (with --tiny: a temporary folder)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--tables", default="ampcheck,peers", help="comma-separated: ampcheck, peers")
+    parser.add_argument("--peer-subset", default=PEER_SUBSET, help="folder of the corpus the peers run on")
+    parser.add_argument("--changed-file", default=CHANGED_FILE, help="corpus file the pre-commit case edits")
+    parser.add_argument("--peers-bin", type=Path, default=PEERS_BIN)
+    parser.add_argument("--peers", default=",".join(PEERS), help=f"comma-separated subset of: {', '.join(PEERS)}")
+    parser.add_argument("--results", type=Path, help="Markdown file to splice the tables into")
+    parser.add_argument("--tiny", action="store_true", help="a few torch AMP files, one round (smoke test)")
+    args = parser.parse_args(argv)
+    unknown = set(args.peers.split(",")) - set(PEERS)
+    if unknown:
+        parser.error(f"unknown peer(s): {', '.join(sorted(unknown))}")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        scratch = Path(tmp)
+        corpus = args.corpus or (scratch / "corpus" if args.tiny else make_corpus.DEFAULT_DEST)
+        rounds, subset = (1, ".") if args.tiny else (args.rounds, args.peer_subset)
+        try:
+            make_corpus.build(corpus, tiny=args.tiny)
+        except make_corpus.CorpusError as exc:
+            print(f"lint_bench: {exc}", file=sys.stderr)
+            return 2
+        (corpus / "pyproject.toml").write_text(CORPUS_PYPROJECT)
+        load_before = load_average()
+        sections: dict[str, str] = {}
+        identical = True
+        try:
+            if "ampcheck" in args.tables:
+                table, identical = ampcheck_table(corpus, rounds, args.changed_file, scratch)
+                sections["ampcheck"] = f"{preamble(corpus, rounds, None)}\n\n{table}"
+            if "peers" in args.tables:
+                table = peers_table(corpus, subset, rounds, args.peers_bin, args.peers.split(","), scratch)
+                sections["peers"] = f"{preamble(corpus, rounds, subset)}\n\n{table}"
+        except CommandFailed as exc:
+            print(f"lint_bench: {exc}", file=sys.stderr)
+            return 2
+        machine = (
+            f"Load average (1/5/15 min) before {load_before}, after {load_average()}; "
+            f"{_cpu_model()}, Python {platform.python_version()}."
+        )
+        for name, text in sections.items():
+            text = f"{text}\n\n{machine}"
+            print(f"\n### lint_bench: {name}\n\n{text}")
+            if args.results:
+                splice(args.results, name, text)
+    return 0 if identical else 1
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return f"{line.split(':', 1)[1].strip()} × {subprocess.check_output(['nproc']).decode().strip()}"
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    return platform.machine()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
