@@ -17,16 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
-import libcst as cst
-
 from ampcheck.config import SYNTAX_ERROR, UNUSED_SUPPRESSION, Settings, default_settings
-from ampcheck.findings import Finding
-from ampcheck.lint import fix as fixer
+from ampcheck.findings import Finding, Fix
 from ampcheck.lint import notebook, prefilter, suppress
 from ampcheck.lint.cache import Cache, key
-from ampcheck.lint.checks import load_all
 from ampcheck.lint.discover import discover
-from ampcheck.lint.model import FileModel
 from ampcheck.lint.source import SourceError, SourceFile, read_source, write_source
 
 MAX_FIX_ROUNDS = 10
@@ -98,19 +93,36 @@ def lint_paths(
 
 
 def _run(files: list[str], settings: Settings, options: Options) -> list[FileResult]:
+    """Replay what the cache holds in this process; analyse the rest, in workers when enough
+    files are left (or `--jobs` asks for them)."""
+    done: dict[str, FileResult] = {}
+    if options.cache:
+        for path in files:
+            replayed = lint_file(path, settings, options, replay_only=True)
+            if replayed is not None:
+                done[path] = replayed
+    pending = [path for path in files if path not in done]
     jobs = options.jobs or os.cpu_count() or 1
-    parallel = jobs > 1 and len(files) > 1 and (options.jobs is not None or len(files) >= PARALLEL_MIN_FILES)
-    if not parallel:
-        return [lint_file(path, settings, options) for path in files]
-    load_all()  # import the checks once, before the workers fork
-    workers = min(jobs, len(files))
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        chunk = max(1, len(files) // (workers * 4))
-        return list(pool.map(lint_file, files, [settings] * len(files), [options] * len(files), chunksize=chunk))
+    many = options.jobs is not None or len(pending) >= PARALLEL_MIN_FILES
+    if jobs > 1 and len(pending) > 1 and many:
+        from ampcheck.lint.checks import load_all
+
+        load_all()  # import the checks once, before the workers fork
+        workers = min(jobs, len(pending))
+        chunk = max(1, len(pending) // (workers * 4))
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            n = len(pending)
+            done.update(zip(pending, pool.map(lint_file, pending, [settings] * n, [options] * n, chunksize=chunk)))
+    else:
+        done.update((path, lint_file(path, settings, options)) for path in pending)
+    return [done[path] for path in files]
 
 
-def lint_file(path: str, settings: Settings, options: Options) -> FileResult:
-    """Everything for one file; every failure becomes a line in the result, never an exception."""
+def lint_file(
+    path: str, settings: Settings, options: Options, replay_only: bool = False
+) -> Optional[FileResult]:
+    """Everything for one file; every failure becomes a line in the result, never an exception.
+    With `replay_only`, None unless the cache answers for the file (fixes included)."""
     result = FileResult(path)
     try:
         source = read_source(path)
@@ -129,7 +141,13 @@ def lint_file(path: str, settings: Settings, options: Options) -> FileResult:
     codes = settings.codes_for(Path(path))
     cache = Cache(settings.root) if options.cache else None
     lint = _Linter(path, "ipynb" if is_notebook else "py", codes, settings, cache, result)
-    findings = lint(text)
+    if replay_only:
+        replayed = lint.replay(text)
+        if replayed is None or ((options.fix or options.diff) and _applicable(replayed, options)):
+            return None
+        findings = replayed
+    else:
+        findings = lint(text)
     if options.fix or options.diff:
         text, findings = _fix(text, findings, lint, options, result)
         if result.fixed:
@@ -149,12 +167,16 @@ class _Linter:
         self.warn_unused = settings.warn_unused_ignores
         self.fingerprint = settings.fingerprint(Path(path))
 
+    def replay(self, text: str) -> Optional[list[Finding]]:
+        if self.cache is None:
+            return None
+        return self.cache.get(key(text, self.kind, self.fingerprint), self.path)
+
     def __call__(self, text: str) -> list[Finding]:
+        cached = self.replay(text)
+        if cached is not None:
+            return cached
         k = key(text, self.kind, self.fingerprint)
-        if self.cache is not None:
-            cached = self.cache.get(k, self.path)
-            if cached is not None:
-                return cached
         analysis = analyse(text, self.path, self.codes, self.warn_unused, self.kind == "ipynb")
         self.result.analysed |= analysis.analysed
         self.result.problems.extend(analysis.problems)
@@ -188,6 +210,11 @@ def analyse(
 
 
 def _run_checks(text: str, path: str, codes: frozenset[str], out: _Analysis) -> list[Finding]:
+    import libcst as cst  # only files that pass the pre-filter pay for libcst
+
+    from ampcheck.lint.checks import load_all
+    from ampcheck.lint.model import FileModel
+
     try:
         model = FileModel(path, text)
     except cst.ParserSyntaxError as err:
@@ -235,12 +262,10 @@ def _fix(
     text: str, findings: list[Finding], lint: _Linter, options: Options, result: FileResult
 ) -> tuple[str, list[Finding]]:
     """Apply fixes round by round, re-linting each result, until nothing applicable is left."""
+    from ampcheck.lint import fix as fixer
+
     for _ in range(MAX_FIX_ROUNDS):
-        fixes = [
-            f.fix
-            for f in findings
-            if f.fix is not None and (f.fix.applicability == "safe" or options.unsafe_fixes)
-        ]
+        fixes = _applicable(findings, options)
         if not fixes:
             break
         try:
@@ -255,6 +280,14 @@ def _fix(
         result.fixed += len(applied)
         findings = lint(text)
     return text, findings
+
+
+def _applicable(findings: list[Finding], options: Options) -> list[Fix]:
+    return [
+        f.fix
+        for f in findings
+        if f.fix is not None and (f.fix.applicability == "safe" or options.unsafe_fixes)
+    ]
 
 
 def _emit(

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -171,3 +173,19 @@ def test_lint_paths_works_with_default_settings(project):
     shutil.copyfile(SHELL / "train_deprecated.py", project / "a.py")
     result = lint_paths(["a.py"], default_settings(project), Options(cache=False))
     assert [f.code for f in result.findings] == ["AMP402", "AMP401"]
+
+
+def test_a_warm_run_does_not_even_import_libcst(copy_fixture):
+    copy_fixture("train_deprecated.py")
+    copy_fixture("finetune.ipynb")
+    code = (
+        "import sys\n"
+        "from ampcheck.config import load_settings\n"
+        "from ampcheck.lint.engine import lint_paths\n"
+        "result = lint_paths(['.'], load_settings(['.']))\n"
+        "print(len(result.findings), result.analysed, 'libcst' in sys.modules)\n"
+    )
+    cold = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    warm = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert cold.stdout.split() == ["4", "2", "True"]
+    assert warm.stdout.split() == ["4", "0", "False"]
