@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Optional
+from typing import Any, Optional
 
 import click
 
@@ -19,7 +19,17 @@ def _fail(message: str) -> "click.exceptions.Exit":
     return click.exceptions.Exit(2)
 
 
-@click.command()
+class _OneLineUsage(click.Command):
+    """Usage mistakes (an unknown flag, a bad value) as one `ampcheck: error:` line, exit 2."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as err:
+            raise _fail(err.format_message()) from None
+
+
+@click.command(cls=_OneLineUsage)
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--fix", is_flag=True, help="Apply safe fixes in place.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour.")

@@ -1,7 +1,7 @@
 """The findings cache: `.ampcheck_cache/` beside the config (or in the working folder).
 
-An entry is keyed by everything a file's findings depend on - ampcheck's version, the
-file's text, whether it is a notebook, and the settings that apply to it (its effective
+An entry is keyed by everything a file's findings depend on - ampcheck's version (and
+the state of its lint code, for edited checkouts), the file's text, whether it is a notebook, and the settings that apply to it (its effective
 codes, `warn-unused-ignores`) - so a hit replays the findings, fixes included, without
 parsing or analysing the file. Entries are written to a temporary file and renamed into
 place, so concurrent runs never see half an entry; anything unreadable is a miss, and a
@@ -14,6 +14,7 @@ import json
 import os
 import tempfile
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
@@ -28,9 +29,24 @@ TAG = (
 )
 
 
+@lru_cache(maxsize=1)
+def implementation() -> str:
+    """ampcheck's version plus the size and mtime of its lint code and rule docs, so an edited
+    checkout (an editable install between releases) never replays findings of older code."""
+    package = Path(__file__).resolve().parents[1]
+    stats = []
+    for path in sorted((*package.glob("lint/**/*.py"), *package.glob("rules/*.md"))):
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        stats.append(f"{path.relative_to(package).as_posix()}:{st.st_size}:{st.st_mtime_ns}")
+    return __version__ + "\0" + hashlib.sha256("\n".join(stats).encode()).hexdigest()
+
+
 def key(text: str, kind: str, fingerprint: str) -> str:
     digest = hashlib.sha256()
-    for part in (__version__, kind, fingerprint):
+    for part in (implementation(), kind, fingerprint):
         digest.update(part.encode())
         digest.update(b"\0")
     digest.update(text.encode("utf-8", "surrogatepass"))

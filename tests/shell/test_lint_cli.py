@@ -127,3 +127,15 @@ def test_python_dash_m_runs_the_same_command(copy_fixture):
     copy_fixture("clean_modern.py")
     done = subprocess.run([sys.executable, "-m", "ampcheck", "lint", "--no-cache"], capture_output=True, text=True)
     assert (done.returncode, done.stdout) == (0, "All checks passed!\n")
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--no-such-flag"], "ampcheck: error: No such option '--no-such-flag'.\n"),
+        (["--jobs", "0"], "ampcheck: error: Invalid value for '--jobs' / '-j': 0 is not in the range x>=1.\n"),
+    ],
+)
+def test_usage_mistakes_are_one_line_and_exit_two(project, args, message):
+    result = lint(*args)
+    assert (result.exit_code, result.stderr) == (2, message)

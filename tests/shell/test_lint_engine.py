@@ -189,3 +189,15 @@ def test_a_warm_run_does_not_even_import_libcst(copy_fixture):
     warm = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert cold.stdout.split() == ["4", "2", "True"]
     assert warm.stdout.split() == ["4", "0", "False"]
+
+
+def test_the_cache_key_includes_ampchecks_version(monkeypatch):
+    from ampcheck.lint import cache
+
+    before = cache.key("x = 1\n", "py", "settings")
+    cache.implementation.cache_clear()
+    monkeypatch.setattr(cache, "__version__", "9.9.9")
+    try:
+        assert cache.key("x = 1\n", "py", "settings") != before
+    finally:
+        cache.implementation.cache_clear()
