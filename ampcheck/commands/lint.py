@@ -92,6 +92,8 @@ def lint(
         result = lint_paths(targets, settings, options)
     except (ConfigError, CatalogError) as err:
         raise _fail(str(err))
+    except KeyboardInterrupt:
+        raise _fail("interrupted")
     except Exception as err:  # the promise is one line, never a traceback
         raise _fail(f"internal error: {type(err).__name__}: {err}")
 

@@ -123,6 +123,15 @@ def lint_file(
 ) -> Optional[FileResult]:
     """Everything for one file; every failure becomes a line in the result, never an exception.
     With `replay_only`, None unless the cache answers for the file (fixes included)."""
+    try:
+        return _lint_file(path, settings, options, replay_only)
+    except Exception as err:  # a bug must cost one file, not the run
+        failed = FileResult(path)
+        failed.internal_errors.append(f"{path}: internal error: {type(err).__name__}: {err}")
+        return failed
+
+
+def _lint_file(path: str, settings: Settings, options: Options, replay_only: bool) -> Optional[FileResult]:
     result = FileResult(path)
     try:
         source = read_source(path)
@@ -219,6 +228,9 @@ def _run_checks(text: str, path: str, codes: frozenset[str], out: _Analysis) -> 
         model = FileModel(path, text)
     except cst.ParserSyntaxError as err:
         out.problems.append(f"{path}: not analysed: libcst cannot parse it ({err.message}, line {err.raw_line})")
+        return []
+    except RecursionError:
+        out.problems.append(f"{path}: not analysed: nested too deeply for libcst")
         return []
     out.analysed = True
     found: dict[tuple, Finding] = {}

@@ -51,10 +51,15 @@ class Notebook:
     source: str  # the virtual Python source
     line_map: list[tuple[int, int]]  # virtual line (0-based index) -> (cell, line in cell)
 
+    def _at(self, line: int) -> tuple[int, int]:
+        """(cell, line in cell) of a virtual line; a position past the end (CPython's
+        "unexpected EOF") belongs to the last line."""
+        return self.line_map[min(max(line, 1), len(self.line_map)) - 1]
+
     def locate(self, finding: Finding) -> Finding:
         """The finding with its line numbers counted within its cell."""
-        cell, line = self.line_map[finding.line - 1]
-        end_cell, end_line = self.line_map[min(finding.end_line, len(self.line_map)) - 1]
+        cell, line = self._at(finding.line)
+        end_cell, end_line = self._at(finding.end_line)
         end_col = finding.end_col
         if end_cell != cell:  # a range running into the next cell's marker: stop at the line end
             end_line, end_col = line, finding.col
@@ -65,9 +70,8 @@ class Notebook:
 
     def _locate_edit(self, edit: Edit) -> Edit:
         """An edit in its cell's coordinates (rows within the cell, as Ruff reports them)."""
-        last = len(self.line_map)
-        _, row = self.line_map[min(edit.row, last) - 1]
-        _, end_row = self.line_map[min(edit.end_row, last) - 1]
+        _, row = self._at(edit.row)
+        _, end_row = self._at(edit.end_row)
         return replace(edit, row=row, end_row=max(row, end_row))
 
     def cell_sources(self, virtual: str) -> dict[int, str]:
@@ -96,7 +100,9 @@ def load(text: str) -> Notebook:
         raise NotebookError(f"not valid notebook JSON ({err.msg} at line {err.lineno})") from None
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise NotebookError("not a Jupyter notebook (no 'cells' list)")
-    language = data.get("metadata", {}).get("language_info", {}).get("name", "python")
+    metadata = data.get("metadata")
+    info = metadata.get("language_info") if isinstance(metadata, dict) else None
+    language = info.get("name", "python") if isinstance(info, dict) else "python"
     if language != "python":
         raise NotebookError(f"notebook language is {language!r}, not Python")
     cells = []
@@ -104,6 +110,10 @@ def load(text: str) -> Notebook:
         if not isinstance(raw, dict) or raw.get("cell_type") != "code":
             continue
         source = raw.get("source", "")
+        if not isinstance(source, str) and not (
+            isinstance(source, list) and all(isinstance(line, str) for line in source)
+        ):
+            raise NotebookError(f"cell {index} has a malformed 'source'")
         as_list = isinstance(source, list)
         cell_text = "".join(source) if as_list else str(source)
         python, magics = _neutralise(cell_text)

@@ -72,3 +72,17 @@ def test_a_notebook_that_is_not_json_is_one_line(project):
     result = run(["bad.ipynb"], cache=False)
     assert result.findings == []
     assert result.problems == ["bad.ipynb: not valid notebook JSON (Expecting property name enclosed in double quotes at line 1)"]
+
+
+def test_an_error_at_the_end_of_the_last_cell_stays_inside_it(project):
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": ["x = [1,\n", "     2"]}]
+    (project / "eof.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    [error] = run(["eof.ipynb"], cache=False).findings
+    assert error.code == "AMP001" and error.cell == 1 and error.line in (1, 2)
+
+
+def test_a_malformed_cell_is_one_line(project):
+    cells = [{"cell_type": "code", "metadata": {}, "source": None}]
+    (project / "odd.ipynb").write_text(json.dumps({"cells": cells, "metadata": [], "nbformat": 4}))
+    result = run(["odd.ipynb"], cache=False)
+    assert result.problems == ["odd.ipynb: cell 1 has a malformed 'source'"] and result.internal_errors == []
