@@ -7,6 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ampcheck.config import Overrides, load_settings
 from ampcheck.lint.discover import discover
@@ -163,3 +165,29 @@ def test_force_exclude_applies_excludes_to_named_paths(tmp_path):
     named = ["vendor/lib/old.py", "build/gen.py", "src/ok.py"]
     assert found(tmp_path, named) == ["src/ok.py"]
     assert found(tmp_path, named, Overrides(force_exclude=False)) == named
+
+
+_SEGMENTS = ["a", "b", "c.py", "*", "*.py", "**", "?.py", "[ab]", "[!a]*"]
+_pattern = st.builds(
+    lambda bang, lead, parts, trail: ("!" if bang else "") + ("/" if lead else "") + "/".join(parts) + ("/" if trail else ""),
+    st.booleans(), st.booleans(), st.lists(st.sampled_from(_SEGMENTS), min_size=1, max_size=3), st.booleans(),
+)
+_folders = ["", "a", "b", "a/b", "b/a", "a/a"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    ignores=st.dictionaries(st.sampled_from(_folders), st.lists(_pattern, min_size=1, max_size=4), min_size=1, max_size=3)
+)
+def test_gitignore_matching_agrees_with_git_on_generated_trees(tmp_path_factory, ignores):
+    root = tmp_path_factory.mktemp("repo")
+    files = {f"{folder}/{name}".lstrip("/"): "" for folder in _folders for name in ("a.py", "b.py", "c.py", "x.py")}
+    files.update({f"{folder}/.gitignore".lstrip("/"): "\n".join(pats) + "\n" for folder, pats in ignores.items()})
+    tree(root, files)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    listed = subprocess.run(
+        ["git", "-c", "core.excludesFile=/dev/null", "ls-files", "--others", "--exclude-standard"],
+        cwd=root, capture_output=True, text=True, check=True,
+    ).stdout.split()
+    expected = sorted(p for p in listed if p.endswith(".py"))
+    assert sorted(found(root, overrides=Overrides(exclude=()))) == expected, ignores
