@@ -17,7 +17,7 @@ def render(findings: Sequence[Finding], *, statistics: bool, fixed: int) -> str:
             lines.append(f"{s.count:>{width}}\t{s.code}\t{marker} {s.name}")
     else:
         for f in findings:
-            marker = "[*] " if f.fix is not None else ""
+            marker = "[*] " if f.fix is not None and f.fix.applicability == "safe" else ""
             lines.append(f"{f.location}: {f.code} {marker}{f.message}")
     lines.append(summary(findings, fixed))
     return "\n".join(lines) + "\n"
@@ -38,5 +38,6 @@ def summary(findings: Sequence[Finding], fixed: int) -> str:
     if fixable:
         text += f"\n[*] {fixable} fixable with the `--fix` option."
     if hidden:
-        text += f" ({hidden} hidden fix{'es' if hidden != 1 else ''} can be enabled with the `--unsafe-fixes` option.)"
+        fixes = "fix" if hidden == 1 else "fixes"
+        text += f"\n{hidden} hidden {fixes} can be enabled with the `--unsafe-fixes` option."
     return text

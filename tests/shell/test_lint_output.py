@@ -111,3 +111,15 @@ def test_trace_findings_without_fix_or_doc_render_in_every_format(fmt):
 def test_an_unknown_format_is_a_value_error():
     with pytest.raises(ValueError, match="unknown output format 'xml'"):
         render([], "xml")
+
+
+def test_unsafe_fixes_get_no_marker_and_a_hint():
+    from ampcheck.findings import Edit, Fix
+
+    fix = Fix("use bf16", (Edit(1, 1, 1, 2, "x"),), "unsafe")
+    out = render([Finding("AMP401", "m", "a.py", 1, 1, 1, 2, fix=fix)], "text")
+    assert out == (
+        "a.py:1:1: AMP401 m\n"
+        "Found 1 error.\n"
+        "1 hidden fix can be enabled with the `--unsafe-fixes` option.\n"
+    )
