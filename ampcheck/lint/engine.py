@@ -102,7 +102,7 @@ def _run(files: list[str], settings: Settings, options: Options) -> list[FileRes
             if replayed is not None:
                 done[path] = replayed
     pending = [path for path in files if path not in done]
-    jobs = options.jobs or os.cpu_count() or 1
+    jobs = options.jobs or _cores()
     many = options.jobs is not None or len(pending) >= PARALLEL_MIN_FILES
     if jobs > 1 and len(pending) > 1 and many:
         from ampcheck.lint.checks import load_all
@@ -116,6 +116,13 @@ def _run(files: list[str], settings: Settings, options: Options) -> list[FileRes
     else:
         done.update((path, lint_file(path, settings, options)) for path in pending)
     return [done[path] for path in files]
+
+
+def _cores() -> int:
+    """The cores this process may run on (a container's CPU set, not the host's count)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
 
 
 def lint_file(
