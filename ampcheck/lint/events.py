@@ -136,7 +136,13 @@ class StepEvents:
         return out
 
     def roots(self) -> Iterator[tuple[Optional[cst.FunctionDef], list[Event]]]:
+        return iter(self._roots)
+
+    @cached_property
+    def _roots(self) -> list[tuple[Optional[cst.FunctionDef], list[Event]]]:
+        """Built once per file: every scaler rule reads all of them."""
         called = self._called_functions
+        found = []
         for fn in (None, *self.model.functions):
             if fn is not None and fn in called:
                 continue
@@ -145,7 +151,8 @@ class StepEvents:
             body = fn.body if fn is not None else self.model.module
             self._block(_statements(body), env, out, follow=True)
             if out:
-                yield fn, out
+                found.append((fn, out))
+        return found
 
     @cached_property
     def events(self) -> list[Event]:
@@ -217,7 +224,7 @@ class StepEvents:
     def _expr(self, node: cst.CSTNode, env: _Env, out: list[Event], follow: bool) -> None:
         if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
             return
-        for child in node.children:
+        for child in self.model.children(node):
             self._expr(child, env, out, follow)
         if isinstance(node, cst.Call):
             self._call(node, env, out, follow)

@@ -181,6 +181,18 @@ class FileModel:
                 return anc
         return None
 
+    def children(self, node: cst.CSTNode) -> list[cst.CSTNode]:
+        """`node.children`, in the same order, read from the parents index: libcst's own
+        `children` rebuilds the node to list them, which dominates any walk of a large file."""
+        return self._children.get(node) or []
+
+    @cached_property
+    def _children(self) -> dict[cst.CSTNode, list[cst.CSTNode]]:
+        out: dict[cst.CSTNode, list[cst.CSTNode]] = {}
+        for child, parent in self.parents.items():  # filled in visit order: source order
+            out.setdefault(parent, []).append(child)
+        return out
+
     # -- facets (built on first use) --------------------------------------------------------
     @cached_property
     def consts(self) -> "ConstEval":

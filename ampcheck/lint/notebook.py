@@ -46,6 +46,7 @@ class _Cell:
 class Notebook:
     data: dict[str, Any]
     indent: Optional[int]
+    ascii_only: bool  # the file escapes non-ASCII characters (`\u00e9`) rather than writing them
     trailing_newline: bool
     cells: list[_Cell]
     source: str  # the virtual Python source
@@ -89,7 +90,7 @@ class Notebook:
         for cell in self.cells:
             text = sources[cell.index]
             raw_cells[cell.index - 1]["source"] = text.splitlines(keepends=True) if cell.as_list else text
-        text = json.dumps(self.data, indent=self.indent, ensure_ascii=False)
+        text = json.dumps(self.data, indent=self.indent, ensure_ascii=self.ascii_only)
         return text + "\n" if self.trailing_newline else text
 
 
@@ -120,7 +121,7 @@ def load(text: str) -> Notebook:
         if python is not None:
             cells.append(_Cell(index, cell_text, as_list, magics, python))
     virtual, line_map = _join(cells)
-    return Notebook(data, _indent_of(text), text.endswith("\n"), cells, virtual, line_map)
+    return Notebook(data, _indent_of(text), text.isascii(), text.endswith("\n"), cells, virtual, line_map)
 
 
 def _indent_of(text: str) -> Optional[int]:

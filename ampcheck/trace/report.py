@@ -246,6 +246,22 @@ class TraceReport:
         found = [f for fn in _PRODUCERS for f in fn(self) if f.code.startswith(prefixes)]
         return sorted(found, key=Finding.sort_key)
 
+    # -- several traces ------------------------------------------------------------
+    @classmethod
+    def merge(cls, reports: Iterable["TraceReport"]) -> "TraceReport":
+        """One report for the ranks of a distributed run, with what differs between them
+        in `sections["ranks"]` (see `ampcheck.trace.merge`)."""
+        from ampcheck.trace.merge import merge
+
+        return merge(reports)
+
+    @staticmethod
+    def diff(before: "TraceReport", after: "TraceReport") -> Any:
+        """What changed from `before` to `after`: a `TraceDiff` (see `ampcheck.trace.diff`)."""
+        from ampcheck.trace.diff import diff
+
+        return diff(before, after)
+
     # -- text ----------------------------------------------------------------------
     def to_text(self, top: int = 10) -> str:
         from ampcheck.trace.text import render_text

@@ -496,3 +496,8 @@ def trace(
     observers: extra `Observer`s (GradScaler history, numerics, ...).
     """
     return Trace(phases=phases, modules=modules, steps=steps, model=model, observers=observers)
+
+# Rank, world size and backend of a distributed run, in every trace (all None otherwise).
+from ampcheck.trace.ranks import RankObserver  # noqa: E402
+
+DEFAULT_OBSERVERS.append(RankObserver)

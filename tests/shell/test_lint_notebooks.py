@@ -86,3 +86,12 @@ def test_a_malformed_cell_is_one_line(project):
     (project / "odd.ipynb").write_text(json.dumps({"cells": cells, "metadata": [], "nbformat": 4}))
     result = run(["odd.ipynb"], cache=False)
     assert result.problems == ["odd.ipynb: cell 1 has a malformed 'source'"] and result.internal_errors == []
+
+
+def test_a_notebook_writer_that_escapes_non_ascii_is_matched():
+    data = json.loads((SHELL / "finetune.ipynb").read_text())
+    data["cells"][0]["source"].append("\nCafé ☕")
+    for ensure_ascii in (True, False):
+        text = json.dumps(data, indent=2, ensure_ascii=ensure_ascii)
+        nb = notebook.load(text)
+        assert nb.render(nb.source) == text
