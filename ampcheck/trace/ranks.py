@@ -4,7 +4,7 @@ Launchers (torchrun, torch.distributed.launch, SLURM wrappers, mpirun scripts th
 the torch variables) describe the job through RANK / LOCAL_RANK / WORLD_SIZE before the
 script starts, so the environment gives the rank up front. The backend only exists once
 the script calls `init_process_group`, and scripts usually destroy the group before they
-exit, so the tracer polls while it runs (`RankObserver.poll`) and keeps what it saw.
+exit, so `RankObserver` polls the group while the trace runs and keeps what it saw.
 """
 from __future__ import annotations
 
@@ -76,17 +76,20 @@ def from_process_group() -> Optional[RankInfo]:
 
 
 class RankObserver:
-    """Keeps the most complete rank information seen while a trace runs.
+    """A trace observer (see `ampcheck.trace.tracer.Observer`) that records this process's
+    rank, local rank, world size and backend in `report.meta`.
 
-    The environment is read at construction. Inside `with`, a global optimizer-step hook
-    polls the live process group after every step (a training script holds its group while
-    it steps), and leaving the block polls once more, so the backend is known even when
-    the script destroys its group before the trace ends.
+    The environment is read when the trace starts; the live process group is polled after
+    every optimizer step (a training script holds its group while it steps) and when the
+    trace stops, so the backend is known even when the script destroys its group before the
+    trace ends. Torch-free: it only reads `torch.distributed` if the script imported it.
     """
 
+    wants_ops = False
+
     def __init__(self, environ: Optional[Mapping[str, str]] = None) -> None:
-        self.info = from_environment(environ)
-        self._hook: Any = None
+        self._environ = environ
+        self.info = RankInfo()
 
     def poll(self) -> RankInfo:
         group = from_process_group()
@@ -94,17 +97,18 @@ class RankObserver:
             self.info = replace(self.info, rank=group.rank, world_size=group.world_size, backend=group.backend)
         return self.info
 
-    def __enter__(self) -> "RankObserver":
-        from torch.optim.optimizer import register_optimizer_step_post_hook
-
+    def on_start(self, trace: Any) -> None:
+        self.info = from_environment(self._environ)
         self.poll()
-        self._hook = register_optimizer_step_post_hook(lambda optimizer, args, kwargs: self.poll())
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self._hook.remove()
-        self._hook = None
+    def on_step(self, trace: Any, optimizer: Any) -> None:
         self.poll()
+
+    def on_stop(self, trace: Any) -> None:
+        self.poll()
+
+    def contribute(self, report: Any) -> None:
+        report.meta.update(self.info.to_json())
 
 
 def output_path(out: Optional[str], info: RankInfo) -> Path:
