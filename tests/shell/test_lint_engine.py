@@ -201,3 +201,15 @@ def test_the_cache_key_includes_ampchecks_version(monkeypatch):
         assert cache.key("x = 1\n", "py", "settings") != before
     finally:
         cache.implementation.cache_clear()
+
+
+def test_concurrent_runs_share_the_cache_safely(project):
+    for i in range(6):
+        shutil.copyfile(SHELL / "train_deprecated.py", project / f"t{i}.py")
+    command = [sys.executable, "-m", "ampcheck", "lint", "--jobs", "1", "--output-format", "json", "."]
+    runs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    outputs = [proc.communicate(timeout=120) for proc in runs]
+    assert [proc.returncode for proc in runs] == [1, 1, 1]
+    assert all(err == "" for _, err in outputs)
+    assert len({out for out, _ in outputs}) == 1
+    assert len(json.loads(outputs[0][0])) == 12
