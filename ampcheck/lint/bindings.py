@@ -17,6 +17,7 @@ API (facet `model.bindings`):
 - `bindings.lookup(expr, at=node)`: what a Name or `self.attr` means at `node` -> Binding | None.
   A name rebound to something unrecognised there answers None.
 - `bindings.is_optimizer(expr, at)`: a known optimizer, or an unknown name spelled like one.
+- `bindings.precedes(a, b)`: whether node `a` starts before node `b` in the source.
 
 Kinds: `scaler` (every GradScaler / ShardedGradScaler spelling), `optimizer` (`torch.optim.*`,
 common third-party optimizers and factories by name), `model` (nn.Module constructors, in-file
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Iterable, Optional, Union
 
 import libcst as cst
@@ -142,6 +144,17 @@ class Bindings:
         last = text.rsplit(".", 1)[-1]
         return bool(OPTIMIZER_NAME.search(last)) and "sched" not in last.lower()
 
+    def precedes(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
+        """Whether `a` starts before `b` in the source."""
+        order = self._order
+        return order.get(a, -1) < order.get(b, -1)
+
+    @cached_property
+    def _order(self) -> dict[cst.CSTNode, int]:
+        # The parent links were recorded in one pre-order traversal, so their insertion order
+        # is source order: no second pass over the file, no source positions.
+        return {node: i for i, node in enumerate(self.model.parents)}
+
     def class_named(self, name: str) -> Optional[cst.ClassDef]:
         return self._classes.get(name)
 
@@ -177,15 +190,10 @@ class Bindings:
     def _latest(self, entries: list[tuple[cst.CSTNode, Optional[Binding]]], at: cst.CSTNode) -> Optional[Binding]:
         """The assignment that most recently precedes `at`; with none before it (a use above
         its loop-carried assignment), all of them must agree."""
-        pos = self._pos(at)
-        before = [b for n, b in entries if self._pos(n) <= pos]
+        before = [b for n, b in entries if n is at or self.precedes(n, at)]
         if before:
             return before[-1]
         return _merge([b for _, b in entries])
-
-    def _pos(self, node: cst.CSTNode) -> tuple[int, int]:
-        start = self.model.range(node).start
-        return (start.line, start.column)
 
     # -- building -------------------------------------------------------------------------------
     def _add_assignment(self, node: Assignment) -> None:

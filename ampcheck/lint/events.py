@@ -52,10 +52,14 @@ _BUILTINS = frozenset(
 )
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class Guard:
+    """One condition instance: a helper entered from two call sites has two of each of its
+    guards (`via` tells them apart), so its loops are not one loop."""
+
     node: cst.CSTNode  # If, For, While, Try, Match
     branch: str  # "body" | "orelse" | "loop" | "except" | "case<N>"
+    via: tuple[cst.Call, ...] = ()
 
     @property
     def is_loop(self) -> bool:
@@ -89,8 +93,8 @@ class Event:
         return None
 
     @property
-    def loops(self) -> tuple[cst.CSTNode, ...]:
-        return tuple(g.node for g in self.guards if g.is_loop)
+    def loops(self) -> tuple[Guard, ...]:
+        return tuple(g for g in self.guards if g.is_loop)
 
     @property
     def enabled(self) -> Optional[bool]:
@@ -99,9 +103,9 @@ class Event:
 
 
 def exclusive(a: Event, b: Event) -> bool:
-    branches = {g.node: g.branch for g in a.guards if not g.is_loop}
+    branches = {(g.node, g.via): g.branch for g in a.guards if not g.is_loop}
     return any(
-        g.node in branches and branches[g.node] != g.branch and isinstance(g.node, (cst.If, cst.Match))
+        branches.get((g.node, g.via), g.branch) != g.branch and isinstance(g.node, (cst.If, cst.Match))
         for g in b.guards
     )
 
@@ -176,7 +180,7 @@ class StepEvents:
             inner = _Env(env.args, env.parent, env.stack, env.via, guards)
             self._statement(stmt, inner, out, follow)
             if isinstance(stmt, cst.If) and stmt.orelse is None and _exits(stmt.body):
-                guards = (*guards, Guard(stmt, "orelse"))
+                guards = (*guards, Guard(stmt, "orelse", env.via))
 
     def _statement(self, stmt: cst.CSTNode, env: _Env, out: list[Event], follow: bool) -> None:
         def sub(body: cst.CSTNode, guard: Optional[Guard]) -> None:
@@ -187,19 +191,19 @@ class StepEvents:
             return
         if isinstance(stmt, cst.If):
             self._expr(stmt.test, env, out, follow)
-            sub(stmt.body, Guard(stmt, "body"))
+            sub(stmt.body, Guard(stmt, "body", env.via))
             if isinstance(stmt.orelse, cst.If):
-                self._block([stmt.orelse], _Env(env.args, env.parent, env.stack, env.via, (*env.guards, Guard(stmt, "orelse"))), out, follow)
+                self._block([stmt.orelse], _Env(env.args, env.parent, env.stack, env.via, (*env.guards, Guard(stmt, "orelse", env.via))), out, follow)
             elif stmt.orelse is not None:
-                sub(stmt.orelse.body, Guard(stmt, "orelse"))
+                sub(stmt.orelse.body, Guard(stmt, "orelse", env.via))
         elif isinstance(stmt, cst.For):
             self._expr(stmt.iter, env, out, follow)
-            sub(stmt.body, Guard(stmt, "loop"))
+            sub(stmt.body, Guard(stmt, "loop", env.via))
             if stmt.orelse is not None:
                 sub(stmt.orelse.body, None)
         elif isinstance(stmt, cst.While):
             self._expr(stmt.test, env, out, follow)
-            sub(stmt.body, Guard(stmt, "loop"))
+            sub(stmt.body, Guard(stmt, "loop", env.via))
         elif isinstance(stmt, cst.With):
             for item in stmt.items:
                 self._expr(item.item, env, out, follow)
@@ -207,7 +211,7 @@ class StepEvents:
         elif isinstance(stmt, (cst.Try, cst.TryStar)):
             sub(stmt.body, None)
             for h in stmt.handlers:
-                sub(h.body, Guard(stmt, "except"))
+                sub(h.body, Guard(stmt, "except", env.via))
             if stmt.orelse is not None:
                 sub(stmt.orelse.body, None)
             if stmt.finalbody is not None:
@@ -215,7 +219,7 @@ class StepEvents:
         elif isinstance(stmt, cst.Match):
             self._expr(stmt.subject, env, out, follow)
             for i, case in enumerate(stmt.cases):
-                sub(case.body, Guard(stmt, f"case{i}"))
+                sub(case.body, Guard(stmt, f"case{i}", env.via))
         elif isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for small in stmt.body:
                 self._expr(small, env, out, follow)
@@ -442,14 +446,13 @@ class StepEvents:
     def _latest_assignment(self, name: cst.Name) -> Optional[cst.CSTNode]:
         """The assignment to `name` in its function that most recently precedes it."""
         fn = self.model.enclosing_function(name)
-        pos = self.model.range(name).start
         best = None
         for node in self.model.assigns:
             if self.model.enclosing_function(node) is not fn or not isinstance(node, cst.Assign):
                 continue
             if not any(isinstance(t.target, cst.Name) and t.target.value == name.value for t in node.targets):
                 continue
-            if (self.model.range(node).start.line, self.model.range(node).start.column) <= (pos.line, pos.column):
+            if self.b.precedes(node, name):
                 best = node
         return best
 
