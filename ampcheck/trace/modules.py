@@ -1,30 +1,41 @@
 """Module attribution: which `nn.Module` (by state_dict-style name) each op ran in.
 
-Forward: global module forward pre/post hooks keep a stack of module names. Backward: when a
-module's forward returns, the autograd nodes it created (those with a sequence number at or
-above the one current when it was entered) are tagged with its name in `node.metadata`; a
-backward op is then attributed through `torch._C._current_autograd_node()`. Inner modules tag
-first, so every node carries its innermost module. Recompute: a module entered while the
-autograd engine is running (activation checkpointing re-running forward) is recompute.
+Forward: global module forward pre/post hooks keep a stack of module names.
 
-Names: a module first seen at the top of the stack is a root, named by its class (`MLP`);
-its descendants get their state_dict names relative to it (`encoder.layers.3.attn`). No
-tensors are held: names live in a WeakKeyDictionary keyed by module, and parameters are
-known by `id()` for as long as their root module lives.
+Backward: autograd numbers the nodes it creates with a per-thread, increasing sequence
+number, so each forward module call owns the interval of sequence numbers created between
+its pre and post hooks. The tracker keeps these intervals (in call order, with their parent)
+and attributes a backward op through the node now running
+(`torch._C._current_autograd_node()`): the innermost interval containing its number. A
+gradient-accumulation node (AccumulateGrad) is attributed to the module owning its
+parameter. This costs O(1) per module call, with no graph walk. The intervals are dropped
+when a new top-level forward starts after a backward ran (so gradient accumulation and GAN
+steps keep theirs until their backward), and are only kept while grad mode is on.
+
+Recompute: a module entered while the autograd engine runs (activation checkpointing
+re-running forward) is recompute; its ops are attributed through the stack.
+
+Names: a module first seen at the top of the stack is a root, named by its class (`MLP`;
+the second root of the same class `Linear#2`, and so on); its
+descendants get their state_dict names relative to it (`encoder.layers.3.attn`). No tensors
+are held: names live in a WeakKeyDictionary keyed by module, and parameters are known by
+`id()` for as long as their root module lives.
 """
 from __future__ import annotations
 
+import bisect
 import weakref
 from typing import Any, Callable, Optional
 
 import torch
 from torch.nn.modules import module as nn_module
 
-# key in autograd Node.metadata naming the module that created the node
-NODE_KEY = "ampcheck.module"
-
 _graph_task_id = torch._C._current_graph_task_id
 _sequence_nr = torch._C._autograd._get_sequence_nr
+_current_node = torch._C._current_autograd_node
+_grad_enabled = torch.is_grad_enabled
+ACCUMULATE_GRAD_SEQ = 2**64 - 1  # AccumulateGrad nodes carry UINT64_MAX
+MAX_INTERVALS = 1_000_000  # forward calls kept without any backward (grad on, no backward)
 
 
 class ModuleTracker:
@@ -32,13 +43,17 @@ class ModuleTracker:
 
     def __init__(self, on_compiled: Callable[[], None]) -> None:
         self._on_compiled = on_compiled
-        # entries: (name, entered_in_backward, first sequence number)
+        # entries: (name, entered_in_backward, interval index or -1)
         self.stack: list[tuple[str, bool, int]] = []
         self.recompute_depth = 0
         self._names: "weakref.WeakKeyDictionary[torch.nn.Module, str]" = weakref.WeakKeyDictionary()
         self.param_names: dict[int, str] = {}
         self.roots: list[str] = []
         self._handles: list[Any] = []
+        # intervals of autograd sequence numbers per forward module call, in call order
+        self._starts: list[int] = []
+        self._intervals: list[list] = []  # [end (exclusive) or None while open, name, parent index]
+        self._backward_ran = False
 
     def start(self) -> None:
         self._handles = [
@@ -51,19 +66,20 @@ class ModuleTracker:
             handle.remove()
         self._handles = []
 
-    def current(self) -> Optional[str]:
-        return self.stack[-1][0] if self.stack else None
-
     def add_root(self, root: torch.nn.Module) -> None:
         """Name `root` and all its descendants; their parameters become identifiable weights."""
         if root in self._names:
             return
         root_name = type(root).__name__
+        taken = self.roots.count(root_name) + sum(r.startswith(f"{root_name}#") for r in self.roots)
+        if taken:  # several roots of one class (standalone layers): tell them apart
+            root_name = f"{root_name}#{taken + 1}"
         self.roots.append(root_name)
         for name, mod in root.named_modules(remove_duplicate=False):
             self._names.setdefault(mod, name or root_name)
         for name, param in root.named_parameters(remove_duplicate=False):
-            self.param_names.setdefault(id(param), name)
+            # a root's own parameters are named after it, as the root module is
+            self.param_names.setdefault(id(param), name if "." in name else f"{root_name}.{name}")
 
     def _name(self, mod: torch.nn.Module) -> str:
         name = self._names.get(mod)
@@ -82,43 +98,42 @@ class ModuleTracker:
         in_backward = _graph_task_id() != -1
         if in_backward:
             self.recompute_depth += 1
-        self.stack.append((self._name(mod), in_backward, _sequence_nr()))
+        elif not self.stack and (self._backward_ran or len(self._starts) > MAX_INTERVALS):
+            self._starts.clear()
+            self._intervals.clear()
+            self._backward_ran = False
+        name = self._name(mod)
+        index = -1
+        if _grad_enabled():
+            index = len(self._intervals)
+            self._starts.append(_sequence_nr())
+            self._intervals.append([None, name, self.stack[-1][2] if self.stack else -1])
+        self.stack.append((name, in_backward, index))
 
     def _post(self, mod: torch.nn.Module, args: Any, output: Any) -> None:
         if not self.stack:
             return
-        name, in_backward, first_seq = self.stack.pop()
+        _, in_backward, index = self.stack.pop()
         if in_backward:
             self.recompute_depth -= 1
-        elif torch.is_grad_enabled():
-            _tag_nodes(output, name, first_seq)
+        if index >= 0:
+            self._intervals[index][0] = _sequence_nr()
 
-
-def backward_module() -> Optional[str]:
-    """The module whose forward created the autograd node now running backward."""
-    node = torch._C._current_autograd_node()
-    if node is None:
+    def backward_module(self) -> Optional[str]:
+        """The module whose forward created the autograd node now running backward."""
+        self._backward_ran = True
+        node = _current_node()
+        if node is None:
+            return None
+        seq = node._sequence_nr()
+        if seq == ACCUMULATE_GRAD_SEQ:
+            name = self.param_names.get(id(getattr(node, "variable", None)))
+            return name.rpartition(".")[0] if name else None
+        i = bisect.bisect_right(self._starts, seq) - 1
+        intervals = self._intervals
+        while i >= 0:
+            end, name, parent = intervals[i]
+            if end is None or seq < end:
+                return name
+            i = parent
         return None
-    return node.metadata.get(NODE_KEY)
-
-
-def _tag_nodes(output: Any, name: str, first_seq: int) -> None:
-    todo = [t.grad_fn for t in _tensors(output) if t.grad_fn is not None]
-    seen: dict[int, Any] = {}  # holds the nodes so their ids stay unique during the walk
-    while todo:
-        node = todo.pop()
-        if id(node) in seen or node._sequence_nr() < first_seq:
-            continue
-        seen[id(node)] = node
-        node.metadata.setdefault(NODE_KEY, name)
-        todo.extend(nxt for nxt, _ in node.next_functions if nxt is not None)
-
-
-def _tensors(value: Any) -> list[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, (tuple, list)):
-        return [t for item in value for t in _tensors(item)]
-    if isinstance(value, dict):
-        return [t for item in value.values() for t in _tensors(item)]
-    return []

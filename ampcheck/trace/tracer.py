@@ -18,8 +18,10 @@ Seams (for the GradScaler observer, numerics, the pytest plugin):
     to `DEFAULT_OBSERVERS` to run in every trace. Hooks: `on_start(trace)`, `on_stop(trace)`,
     `on_step(trace, optimizer)` after every `optimizer.step()`, `contribute(report)` to add
     `report.sections[...]`/`report.meta[...]`. With `wants_ops = True`, `on_op(trace, func,
-    args, kwargs, out, key)` runs after every recorded op (key: the record key, see
-    `Trace.key_fields`); keep it cheap, it is on the hot path, and never keep tensors.
+    args, kwargs, out, key)` runs after every recorded op; `key` is the record key
+    (OpInfo, phase, module, input dtypes, output dtype, autocast dtype, device type, cast
+    kind), names in `Trace.key_fields`, hashable and cheap to use as a dict key. Keep it
+    cheap, it is on the hot path, and never keep tensors.
   * `Trace.steps` (optimizer steps so far), `Trace.recording`, `Trace.modules` (the
     ModuleTracker: current module name, parameter names by id).
 
@@ -44,7 +46,7 @@ from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatc
 
 import ampcheck
 from ampcheck.trace import flops, policy
-from ampcheck.trace.modules import ModuleTracker, backward_module
+from ampcheck.trace.modules import ModuleTracker
 from ampcheck.trace.report import OpRecord, TraceReport, WeightCasts
 
 __all__ = ["trace", "Trace", "Observer", "DEFAULT_OBSERVERS"]
@@ -84,12 +86,13 @@ class Observer:
 DEFAULT_OBSERVERS: list[Callable[[], Observer]] = []
 
 
-class _OpInfo:
+class OpInfo:
     """What the hot path needs to know about an OpOverload, computed once."""
 
-    __slots__ = ("name", "skip", "flop", "is_cast", "is_view")
+    __slots__ = ("op", "name", "skip", "flop", "is_cast", "is_view")
 
     def __init__(self, func: Any) -> None:
+        self.op = str(func)
         self.name = func.overloadpacket.__name__
         self.skip = func.namespace in _SKIP_NAMESPACES
         self.flop = flops.formula_for(func)
@@ -127,9 +130,9 @@ class _Mode(TorchDispatchMode):
         t = self.trace
         if not t.recording:
             return out
-        info = t.infos.get(func)
+        info = t.infos.get(id(func))  # OpOverloads are immortal singletons; their __hash__ is Python
         if info is None:
-            info = t.infos[func] = _OpInfo(func)
+            info = t.infos[id(func)] = OpInfo(func)
         if info.skip:
             return out
         tracker = t.modules
@@ -142,7 +145,7 @@ class _Mode(TorchDispatchMode):
         elif tracker.recompute_depth:
             phase, module = "recompute", tracker.stack[-1][0]
         else:
-            phase, module = "backward", (backward_module() if t.attribute else None)
+            phase, module = "backward", (tracker.backward_module() if t.attribute else None)
         if phase not in t.phases:
             return out
         count_bytes = not info.is_view
@@ -153,7 +156,7 @@ class _Mode(TorchDispatchMode):
             if isinstance(a, _Tensor):
                 dtypes.append(a.dtype)
                 if device is None:
-                    device = a.device.type
+                    device = "cuda" if a.is_cuda else ("cpu" if a.is_cpu else a.device.type)
                 if count_bytes:
                     nread += a.nbytes
             elif a.__class__ is list or a.__class__ is tuple:
@@ -161,7 +164,7 @@ class _Mode(TorchDispatchMode):
                     if isinstance(b, _Tensor):
                         dtypes.append(b.dtype)
                         if device is None:
-                            device = b.device.type
+                            device = "cuda" if b.is_cuda else ("cpu" if b.is_cpu else b.device.type)
                         if count_bytes:
                             nread += b.nbytes
         nwritten = 0
@@ -170,7 +173,7 @@ class _Mode(TorchDispatchMode):
             if count_bytes:
                 nwritten = out.nbytes
             if device is None:
-                device = out.device.type
+                device = "cuda" if out.is_cuda else ("cpu" if out.is_cpu else out.device.type)
         else:
             out_dtype = None
             if out.__class__ is tuple or out.__class__ is list:
@@ -189,7 +192,7 @@ class _Mode(TorchDispatchMode):
                 cast = "user"
             else:
                 cast = "autocast"
-        key = (func, phase, module, tuple(dtypes), out_dtype, autocast, device, cast)
+        key = (info, phase, module, tuple(dtypes), out_dtype, autocast, device, cast)
         rec = t.records.get(key)
         if rec is None:
             rec = t.records[key] = [0, 0, 0, 0, _user_source()]
@@ -197,7 +200,7 @@ class _Mode(TorchDispatchMode):
         rec[2] += nread
         rec[3] += nwritten
         if info.flop is not None:
-            rec[1] += info.flop(*args, out_val=out, **(kwargs or {}))
+            rec[1] += info.flop(args, kwargs, out)
         if cast is not None and cast != "backward" and isinstance(args[0], _Parameter):
             t._weight_cast(args[0], key, nread + nwritten, rec[4])
         if t.op_observers:
@@ -237,7 +240,7 @@ class Trace:
             self.modules.add_root(model)
         self.records: dict[tuple, list] = {}
         self.weights: dict[tuple, list] = {}
-        self.infos: dict[Any, _OpInfo] = {}
+        self.infos: dict[int, OpInfo] = {}
         self.autocast: dict[Optional[str], Optional[torch.dtype]] = {}
         self.recording = False
         self.in_optimizer = False
@@ -423,7 +426,7 @@ class Trace:
         else:  # outside autocast nothing is cached: each cast is its own "region"
             self._outside_region -= 1
             region = self._outside_region
-        wkey = (name, key[3][0], key[4], key[7])
+        wkey = (id(param), name, key[3][0], key[4], key[7])
         slot = self.weights.get(wkey)
         if slot is None:
             slot = self.weights[wkey] = [0, 0, 0, None, source]
@@ -436,10 +439,10 @@ class Trace:
     # -- report ----------------------------------------------------------------------
     def _build_report(self) -> TraceReport:
         ops = []
-        for (func, phase, module, dtypes, out_dtype, autocast, device, cast), rec in self.records.items():
+        for (info, phase, module, dtypes, out_dtype, autocast, device, cast), rec in self.records.items():
             count, nflops, nread, nwritten, source = rec
             ops.append(OpRecord(
-                op=str(func),
+                op=info.op,
                 phase=phase,
                 module=module,
                 in_dtypes=tuple(_dtype_name(d) for d in dtypes),
@@ -447,9 +450,9 @@ class Trace:
                 autocast=_dtype_name(autocast),
                 device=device or "none",
                 cast=cast,
-                policy=policy.policy_of(device or "", self.infos[func].name),
+                policy=policy.policy_of(device or "", info.name),
                 count=count,
-                flops=int(nflops),
+                flops=nflops,
                 bytes_read=nread,
                 bytes_written=nwritten,
                 source=source,
@@ -457,7 +460,7 @@ class Trace:
         weights = [
             WeightCasts(weight=name, src_dtype=_dtype_name(src), dst_dtype=_dtype_name(dst), kind=kind,
                         casts=casts, regions=regions, bytes=nbytes, source=source)
-            for (name, src, dst, kind), (casts, regions, nbytes, _, source) in self.weights.items()
+            for (_, name, src, dst, kind), (casts, regions, nbytes, _, source) in self.weights.items()
         ]
         report = TraceReport(
             meta={
@@ -496,6 +499,7 @@ def trace(
     observers: extra `Observer`s (GradScaler history, numerics, ...).
     """
     return Trace(phases=phases, modules=modules, steps=steps, model=model, observers=observers)
+
 
 # Rank, world size and backend of a distributed run, in every trace (all None otherwise).
 from ampcheck.trace.ranks import RankObserver  # noqa: E402

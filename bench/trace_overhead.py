@@ -1,0 +1,139 @@
+"""Per-op overhead of `ampcheck.trace()` against an empty TorchDispatchMode.
+
+    python bench/trace_overhead.py [--rounds 7] [--steps 5]
+
+For each fixture (MLP, CNN, transformer block; CPU autocast bf16) it times, interleaved in
+every round, `steps` training steps: plain, under an empty TorchDispatchMode, and under
+`ampcheck.trace()` (default options). Overhead per op = (time - plain time) / aten ops per
+step, in steady state (entering the trace and building its report are per trace, not
+per op, and are left out); the ratio trace/empty is taken per round and the median over rounds is reported, so
+a busy machine moves both sides together. Reusable: `FIXTURES`, `build_step(name)`,
+`count_ops(step)` and `measure(...)` serve bigger benchmarks.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+import ampcheck
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = {"mlp": "mlp.py", "cnn": "cnn.py", "transformer": "transformer.py"}
+
+
+class EmptyMode(TorchDispatchMode):
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+
+
+class CountingMode(TorchDispatchMode):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ops = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops += 1
+        return func(*args, **(kwargs or {}))
+
+
+def build_step(name: str, dtype: torch.dtype = torch.bfloat16) -> Callable[[], torch.Tensor]:
+    """One training step of fixtures/models/<name>.py under CPU autocast."""
+    path = ROOT / "fixtures" / "models" / FIXTURES[name]
+    spec = importlib.util.spec_from_file_location(f"fixture_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(path.parent))
+    return module.build(dtype=dtype)
+
+
+def count_ops(step: Callable[[], object]) -> int:
+    mode = CountingMode()
+    with mode:
+        step()
+    return mode.ops
+
+
+def _time(step: Callable[[], object], steps: int, context: Callable[[], object]) -> float:
+    """Steady-state time of `steps` steps inside an entered context: one untimed step first
+    (new records capture their source line once), and entering/leaving the context (building
+    the report) are left out; they are per trace, not per op."""
+    with context():
+        step()
+        start = time.perf_counter()
+        for _ in range(steps):
+            step()
+        return time.perf_counter() - start
+
+
+class _Plain:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+CONTEXTS: dict[str, Callable[[], object]] = {
+    "plain": _Plain,
+    "empty_mode": EmptyMode,
+    "trace": lambda: ampcheck.trace(),
+}
+
+
+def measure(name: str, rounds: int, steps: int) -> dict[str, float]:
+    step = build_step(name)
+    for _ in range(3):  # warm up allocator, kernels, first-record stack captures
+        step()
+    with ampcheck.trace():
+        step()
+    ops = count_ops(step)
+    per_op: dict[str, list[float]] = {"empty_mode": [], "trace": []}
+    ratios = []
+    for _ in range(rounds):
+        times = {key: _time(step, steps, ctx) for key, ctx in CONTEXTS.items()}
+        empty = (times["empty_mode"] - times["plain"]) / (steps * ops)
+        traced = (times["trace"] - times["plain"]) / (steps * ops)
+        per_op["empty_mode"].append(empty)
+        per_op["trace"].append(traced)
+        ratios.append(traced / empty)
+    return {
+        "ops_per_step": ops,
+        "empty_us": statistics.median(per_op["empty_mode"]) * 1e6,
+        "trace_us": statistics.median(per_op["trace"]) * 1e6,
+        "ratio": statistics.median(ratios),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--fixtures", default=",".join(FIXTURES))
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    print(f"# torch {torch.__version__}, python {platform.python_version()}, {platform.machine()}, "
+          f"{args.rounds} rounds x {args.steps} steps, 1 intra-op thread")
+    print(f"{'fixture':<12}{'ops/step':>9}{'empty µs/op':>13}{'trace µs/op':>13}{'ratio':>7}")
+    worst = 0.0
+    for name in args.fixtures.split(","):
+        r = measure(name, args.rounds, args.steps)
+        worst = max(worst, r["ratio"])
+        print(f"{name:<12}{r['ops_per_step']:>9}{r['empty_us']:>13.1f}{r['trace_us']:>13.1f}{r['ratio']:>7.2f}")
+    print(f"worst ratio {worst:.2f} (target <= 1.5)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
