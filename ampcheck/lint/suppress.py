@@ -1,7 +1,9 @@
 """Suppression comments: `# noqa`, `# noqa: AMP401,AMP402`, `# ampcheck: ignore[AMP401]`,
 `# ampcheck: ignore` and the file-level `# ampcheck: ignore-file`.
 
-A line directive suppresses findings that start on its line, as in Ruff and flake8.
+A line directive suppresses findings that start on its line, as in Ruff and flake8; for
+a finding inside a multi-line string or a backslash-continued line, Ruff's place - the
+end of its last line - works too.
 Comments are found with the tokenizer, so a `#` inside a string is never a directive.
 Codes of other tools in a shared `# noqa: E501, AMP401` are left alone. With
 `--warn-unused-ignores` a directive naming ampcheck codes that suppress nothing is
@@ -48,6 +50,7 @@ class Directive:
 class Suppressions:
     ignore_file: bool
     by_line: dict[int, list[Directive]]
+    joined: dict[int, int]  # a line inside a multi-line string or continuation -> its last line
 
     def apply(self, findings: Iterable[Finding]) -> list[Finding]:
         """The findings no directive suppresses; records which directives were used."""
@@ -55,7 +58,8 @@ class Suppressions:
         for finding in findings:
             if self.ignore_file:
                 continue
-            hit = [d for d in self.by_line.get(finding.line, ()) if d.covers(finding.code)]
+            lines = {finding.line, self.joined.get(finding.line, finding.line)}
+            hit = [d for n in lines for d in self.by_line.get(n, ()) if d.covers(finding.code)]
             for d in hit:
                 d.used.add(finding.code)
             if not hit:
@@ -106,7 +110,8 @@ def _rewrite(text: str, keep: tuple[str, ...]) -> Optional[str]:
 def parse(source: str) -> Suppressions:
     directives: dict[int, list[Directive]] = {}
     ignore_file = False
-    for (line, col), comment, code_end in _comments(source):
+    comments, joined = _scan(source)
+    for (line, col), comment, code_end in comments:
         if _IGNORE_FILE.search(comment):
             ignore_file = True
             continue
@@ -131,20 +136,32 @@ def parse(source: str) -> Suppressions:
                 code_end=code_end,
             )
             directives.setdefault(line, []).append(d)
-    return Suppressions(ignore_file, directives)
+    return Suppressions(ignore_file, directives, joined)
 
 
-def _comments(source: str) -> list[tuple[tuple[int, int], str, int]]:
-    """(start, text, 1-based column where the code before it ends, or 1) of each comment.
-    A file that does not tokenize keeps the comments read before the error."""
+_BREAKS = (tokenize.NL, tokenize.NEWLINE)
+
+
+def _scan(source: str) -> tuple[list[tuple[tuple[int, int], str, int]], dict[int, int]]:
+    """The comments - (start, text, 1-based column where the code before it ends, or 1) -
+    and the lines joined to a later one by a multi-line string or a backslash continuation
+    (line -> the last line, where Ruff expects their directive). A file that does not
+    tokenize keeps what was read before the error."""
     found = []
+    joined: dict[int, int] = {}
     last_code_end: dict[int, int] = {}
+    run: Optional[list[int]] = None  # [first line, last line] of tokens not separated by a line break
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
             if tok.type == tokenize.COMMENT:
                 found.append((tok.start, tok.string, last_code_end.get(tok.start[0], 1)))
-            elif tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
+            elif tok.type in _BREAKS or tok.type == tokenize.ENDMARKER:
+                if run is not None and run[1] > run[0]:
+                    joined.update((line, run[1]) for line in range(run[0], run[1]))
+                run = None
+            elif tok.type not in (tokenize.INDENT, tokenize.DEDENT):
                 last_code_end[tok.end[0]] = tok.end[1] + 1
+                run = [tok.start[0], tok.end[0]] if run is None else [run[0], tok.end[0]]
     except (tokenize.TokenError, IndentationError, SyntaxError):
         pass
-    return found
+    return found, joined

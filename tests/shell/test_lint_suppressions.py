@@ -68,3 +68,14 @@ def test_a_multi_line_call_is_suppressed_on_the_line_where_the_finding_starts(pr
         ")\n"
     )
     assert run(["a.py"], cache=False).findings == []
+
+
+def test_a_backslash_continued_line_takes_its_directive_at_the_end_like_ruff(project):
+    (project / "a.py").write_text(
+        "import torch\n"
+        "scaler = torch.cuda.amp.GradScaler() if True \\\n"
+        "    else None  # noqa: AMP402\n"
+        'doc = torch.cuda.amp.autocast(enabled=bool("""\n'
+        '"""))  # ampcheck: ignore[AMP401]\n'
+    )
+    assert run(["a.py"], cache=False).findings == []
