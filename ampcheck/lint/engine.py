@@ -60,10 +60,6 @@ class LintResult:
     files: int
     analysed: int
 
-    @property
-    def fixable(self) -> int:
-        return sum(1 for f in self.findings if f.fix is not None)
-
 
 @dataclass
 class _Analysis:
@@ -165,9 +161,9 @@ def _lint_file(path: str, settings: Settings, options: Options, replay_only: boo
     else:
         findings = lint(text)
     if options.fix or options.diff:
-        text, findings = _fix(text, findings, lint, options, result)
-        if result.fixed:
-            _emit(path, source, nb, text, options, result)
+        fixed_text, remaining = _fix(text, findings, lint, options, result)
+        if result.fixed and _emit(path, source, nb, fixed_text, options, result) and options.fix:
+            findings = remaining  # what was fixed on disk is no longer reported
     result.findings = [nb.locate(f) for f in findings] if nb is not None else findings
     return result
 
@@ -312,22 +308,20 @@ def _applicable(findings: list[Finding], options: Options) -> list[Fix]:
 def _emit(
     path: str, source: SourceFile, nb: Optional[notebook.Notebook], text: str,
     options: Options, result: FileResult,
-) -> None:
-    """Write the fixed text (or, with --diff, describe it)."""
+) -> bool:
+    """Write the fixed text (or, with --diff, describe it); False (and nothing fixed) when
+    the notebook cannot take it back or the file cannot be written."""
     try:
         new_content = nb.render(text) if nb is not None else text
-    except notebook.NotebookError as err:
-        result.problems.append(f"{path}: {err}")
+        if options.diff:
+            result.diff = _unified_diff(path, source.text, new_content, nb, text)
+        else:
+            write_source(path, source, new_content)
+        return True
+    except (notebook.NotebookError, SourceError) as err:
+        result.problems.append(str(err) if isinstance(err, SourceError) else f"{path}: {err}")
         result.fixed = 0
-        return
-    if options.diff:
-        result.diff = _unified_diff(path, source.text, new_content, nb, text)
-        return
-    try:
-        write_source(path, source, new_content)
-    except SourceError as err:
-        result.problems.append(str(err))
-        result.fixed = 0
+        return False
 
 
 def _unified_diff(

@@ -88,20 +88,22 @@ def test_the_prefilter_keeps_every_rule_docs_example():
     assert kept == [code for code, doc in docs.items() if doc.source == "lint"]
 
 
-def test_the_prefilter_keeps_every_fixture_with_findings():
-    """Lint every fixture with the filter forced open: each file with a finding must pass the filter."""
+def test_the_prefilter_keeps_every_fixture_with_findings(monkeypatch):
+    """Lint every fixture with the filter forced open: each file with a finding must pass it."""
     settings = default_settings(ROOT)
-    findings = []
+    texts = {}
     for path in sorted((ROOT / "fixtures").rglob("*.py")):
         text = path.read_text(encoding="utf-8", errors="replace")
-        if "\0" in text:
-            continue
-        if engine.syntax_error(text, str(path)) is None:
-            model_findings = engine._run_checks(text, str(path), settings.enabled, engine._Analysis([]))
-            if model_findings:
-                findings.append(path)
-                assert prefilter.may_have_findings(text), path
-    assert findings, "expected fixtures with findings"
+        if "\0" not in text:
+            texts[path] = text
+    real_filter = prefilter.may_have_findings
+    monkeypatch.setattr(prefilter, "may_have_findings", lambda text: True)
+    flagged = [
+        path for path, text in texts.items()
+        if [f for f in engine.analyse(text, str(path), settings.enabled, warn_unused=True).findings if f.code != "AMP001"]
+    ]
+    assert len(flagged) > 20
+    assert [path for path in flagged if not real_filter(texts[path])] == []
 
 
 def test_parallel_run_equals_serial_run(project):

@@ -106,3 +106,25 @@ def test_a_crashing_check_is_an_internal_error_line_not_a_traceback(project, mon
 
 def test_fixture_sources_are_untouched():
     assert b"torch.cuda.amp.autocast(" in (SHELL / "train_deprecated.py").read_bytes()
+
+
+def test_a_file_that_cannot_be_written_keeps_its_findings(copy_fixture, monkeypatch):
+    from ampcheck.lint import engine
+    from ampcheck.lint.source import SourceError
+
+    copy_fixture("train_deprecated.py")
+
+    def refuse(path, sf, text):
+        raise SourceError(f"{path}: cannot write: Read-only file system")
+
+    monkeypatch.setattr(engine, "write_source", refuse)
+    result = run(["train_deprecated.py"], cache=False, fix=True)
+    assert result.fixed == 0
+    assert [f.code for f in result.findings] == ["AMP402", "AMP401"]
+    assert result.problems == ["train_deprecated.py: cannot write: Read-only file system"]
+
+
+def test_diff_mode_reports_the_findings_as_they_are_on_disk(copy_fixture):
+    copy_fixture("train_deprecated.py")
+    result = run(["train_deprecated.py"], cache=False, diff=True)
+    assert result.fixed == 2 and [f.code for f in result.findings] == ["AMP402", "AMP401"]
