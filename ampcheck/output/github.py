@@ -21,7 +21,6 @@ def render(findings: Sequence[Finding], *, statistics: bool, fixed: int) -> str:
     lines = []
     for f in findings:
         rule = info(f.code)
-        where = f"cell {f.cell}:" if f.cell is not None else ""
         # A notebook's lines count within its cell, not within the file GitHub shows:
         # annotate the file and name the cell in the message.
         place = (("line", f.line), ("col", f.col), ("endLine", f.end_line), ("endColumn", f.end_col))
@@ -29,6 +28,6 @@ def render(findings: Sequence[Finding], *, statistics: bool, fixed: int) -> str:
             f"{k}={_escape_property(str(v))}"
             for k, v in (("title", f"ampcheck ({f.code})"), ("file", f.path), *(place if f.cell is None else ()))
         )
-        message = f"{where}{f.line}:{f.col}: {f.code} {f.message}"
+        message = f"{f.location}: {f.code} {f.message}"
         lines.append(f"::{_LEVEL[rule.severity]} {props}::{_escape_data(message)}")
     return "".join(line + "\n" for line in lines)

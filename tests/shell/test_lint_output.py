@@ -95,10 +95,10 @@ def test_github_annotations(findings):
     lines = render(findings, "github").splitlines()
     assert lines[3] == (
         "::warning title=ampcheck (AMP402),file=train_deprecated.py,line=9,col=10,endLine=9,endColumn=61::"
-        "9:10: AMP402 `torch.cuda.amp.GradScaler(...)` is deprecated; use `torch.amp.GradScaler(\"cuda\", ...)`"
+        "train_deprecated.py:9:10: AMP402 `torch.cuda.amp.GradScaler(...)` is deprecated; use `torch.amp.GradScaler(\"cuda\", ...)`"
     )
     assert lines[2].startswith("::error title=ampcheck (AMP001),file=syntax_error.py,line=5,col=23,")
-    assert lines[0].startswith("::warning title=ampcheck (AMP402),file=finetune.ipynb::cell 3:4:10: AMP402")
+    assert lines[0].startswith("::warning title=ampcheck (AMP402),file=finetune.ipynb::finetune.ipynb:cell 3:4:10: AMP402")
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
