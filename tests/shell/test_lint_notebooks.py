@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from ampcheck.lint import notebook
 from tests.shell.helpers import SHELL, run
 
@@ -95,3 +98,30 @@ def test_a_notebook_writer_that_escapes_non_ascii_is_matched():
         text = json.dumps(data, indent=2, ensure_ascii=ensure_ascii)
         nb = notebook.load(text)
         assert nb.render(nb.source) == text
+
+
+_LINES = [
+    "import torch\n", "x = 1\n", "if x:\n", "    y = x\n", "    !echo hi\n", "%time f()\n", "obj?\n",
+    "files = !ls\n", "# a comment\n", "\n", "print('?')\n", "!pip install \\\n", "    torch\n",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    cells=st.lists(
+        st.tuples(st.lists(st.sampled_from(_LINES), max_size=6), st.booleans(), st.booleans(), st.sampled_from(["code", "markdown"])),
+        min_size=1, max_size=5,
+    )
+)
+def test_notebook_sources_survive_the_virtual_round_trip(cells):
+    raw = []
+    for lines, as_list, strip_last, kind in cells:
+        text = "".join(lines)
+        if strip_last:
+            text = text.rstrip("\n")
+        raw.append({"cell_type": kind, "metadata": {}, "source": text.splitlines(True) if as_list else text})
+    original = json.dumps({"cells": raw, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+    nb = notebook.load(original)
+    assert nb.render(nb.source) == original
+    for number, (cell, line) in enumerate(nb.line_map, start=1):
+        assert 1 <= cell <= len(raw) and line >= 1
