@@ -1,8 +1,8 @@
 """AMP1xx: the GradScaler protocol, judged over the training-step event sequences.
 
 Each rule reads `model.steps.roots()` (helpers already followed into their callers). A scaler
-that is certainly disabled is never judged; a scaler handed to code this file cannot see is
-never judged in that sequence; a "maybe" scaler is judged only where the bug holds whenever
+that is certainly disabled is never judged; a scaler handed, once per step, to code this file
+cannot see is never judged in that sequence; a "maybe" scaler is judged only where the bug holds whenever
 it is on, and the message says so.
 """
 from __future__ import annotations
@@ -39,17 +39,26 @@ class _Step:
         return [e for e in self.events if e.kind == kind and (scaler is None or e.scaler == scaler)]
 
     def scalers(self) -> dict[str, Optional[Binding]]:
-        """The scalers judged here: used, not certainly disabled, not handed to opaque code."""
+        """The scalers judged here: used, and not certainly disabled."""
         found: dict[str, Optional[Binding]] = {}
         for e in self.events:
             if e.kind in _SCALER_EVENTS and e.scaler is not None:
                 if e.scaler not in found or found[e.scaler] is None:
                     found[e.scaler] = e.binding
-        handed = self.handed()
-        return {s: b for s, b in found.items() if s not in handed and (b is None or b.enabled is not False)}
+        return {s: b for s, b in found.items() if b is None or b.enabled is not False}
 
-    def handed(self) -> set[str]:
-        return {t for e in self.events if e.kind == "opaque" for t in (e.target or ())}
+    def blocked(self, scaler: str, *others: Optional[str]) -> bool:
+        """Whether the step of `scaler` hands it (or `others`: its optimizer) to code this file
+        cannot see, where that code runs once per step: inside the loop the scaler's own calls
+        repeat in, or anywhere when one of them is outside every loop. Handing it to a
+        checkpoint loader before the loop does not make the step opaque."""
+        names = {scaler, *(o for o in others if o is not None)}
+        units = {e.loops[-1] if e.loops else None for e in self.events if e.kind in _SCALER_EVENTS and e.scaler == scaler}
+        for e in self.events:
+            if e.kind == "opaque" and names & set(e.target or ()):
+                if None in units or any(u in e.loops for u in units):
+                    return True
+        return False
 
     def between(self, a: Event, b: Event) -> list[Event]:
         i, j = self.index(a), self.index(b)
@@ -122,12 +131,11 @@ def optimizer_step_bypasses_scaler(model: FileModel) -> Iterator[Finding]:
 def _amp101(model: FileModel) -> Iterator[Finding]:
     for step in _steps(model):
         scalers = step.scalers()
-        handed = step.handed()
         for o in step.of("opt_step"):
-            if o.target in handed:
-                continue
             last = _last_backward(step, o)
             if last is None or last.kind != "scaled_backward" or last.scaler not in scalers:
+                continue
+            if step.blocked(last.scaler, o.target):
                 continue
             b = scalers[last.scaler]
             opt = o.target or "optimizer"
@@ -161,6 +169,8 @@ def scaler_update_missing(model: FileModel) -> Iterator[Finding]:
 def _amp102(model: FileModel) -> Iterator[Finding]:
     for step in _steps(model):
         for s, b in step.scalers().items():
+            if step.blocked(s):
+                continue
             updates = step.of("update", s)
             for st in step.of("scaler_step", s):
                 if not st.loops:
@@ -185,6 +195,8 @@ def scaler_calls_out_of_order(model: FileModel) -> Iterator[Finding]:
 def _amp103(model: FileModel) -> Iterator[Finding]:
     for step in _steps(model):
         for s, b in step.scalers().items():
+            if step.blocked(s):
+                continue
             updates = step.of("update", s)
             steps_ = step.of("scaler_step", s)
             for u in updates:
@@ -221,7 +233,7 @@ def _amp104(model: FileModel) -> Iterator[Finding]:
         for g in step.of("grad_use"):
             back = None
             for prev in reversed(step.events[: step.index(g)]):
-                if prev.kind in ("unscale", "scaler_step") or (prev.kind == "opaque" and _is_backward_call(prev.node)):
+                if prev.kind in ("unscale", "scaler_step", "opaque"):
                     break
                 if prev.kind in ("scaled_backward", "backward") and not exclusive(prev, g):
                     back = prev
@@ -229,6 +241,8 @@ def _amp104(model: FileModel) -> Iterator[Finding]:
             if back is None or back.kind != "scaled_backward" or back.scaler not in scalers:
                 continue
             s, b = back.scaler, scalers[back.scaler]
+            if step.blocked(s):
+                continue
             if isinstance(g.node, cst.Attribute):
                 what = f"`{_code(model, g.node)}` reads a gradient"
             else:
@@ -264,6 +278,8 @@ def _amp105(model: FileModel) -> Iterator[Finding]:
                 if consumed:
                     continue
                 s, b = st.scaler, scalers[st.scaler]
+                if step.blocked(s):
+                    break
                 loss = _code(model, p.node.func.value) if isinstance(p.node, cst.Call) and isinstance(p.node.func, cst.Attribute) else "loss"  # type: ignore[attr-defined]
                 yield model.finding(
                     "AMP105", p.node,
@@ -282,14 +298,13 @@ def unscale_repeated(model: FileModel) -> Iterator[Finding]:
 
 def _amp106(model: FileModel) -> Iterator[Finding]:
     for step in _steps(model):
-        handed = step.handed()
         for s, b in step.scalers().items():
             updates = step.of("update", s)
             if not updates:
                 continue
             unscales = step.of("unscale", s)
             for u in unscales:
-                if u.target in handed:
+                if step.blocked(s, u.target):
                     continue
                 if _unscale_repeats(step, u, updates, unscales, b, s):
                     yield model.finding(
@@ -328,6 +343,8 @@ def step_update_conditions_differ(model: FileModel) -> Iterator[Finding]:
 def _amp107(model: FileModel) -> Iterator[Finding]:
     for step in _steps(model):
         for s, b in step.scalers().items():
+            if step.blocked(s):
+                continue
             steps_ = step.of("scaler_step", s)
             for u in step.of("update", s):
                 cands = [x for x in steps_ if _loops_prefix(x.loops, u.loops) and not exclusive(x, u)]
@@ -429,25 +446,29 @@ def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
         )
 
 
-def _saved_dict(model: FileModel, expr: cst.BaseExpression) -> Optional[cst.Dict]:
-    """The dict literal a `torch.save` writes, when the whole of it is visible."""
+def _saved_dict(model: FileModel, expr: cst.BaseExpression, at: Optional[cst.CSTNode] = None) -> Optional[cst.Dict]:
+    """The dict literal a `torch.save` writes, when the whole of it is visible: written in the
+    call, or the value of the assignment to the name that most recently precedes the call,
+    with no `ckpt[key] = ...` or `ckpt.update(...)` adding to it in that function."""
     if isinstance(expr, cst.Dict):
         return expr if all(isinstance(el, cst.DictElement) for el in expr.elements) else None
     if not isinstance(expr, cst.Name):
         return None
-    values = model.values_of(expr)
-    if len(values) != 1 or not isinstance(values[0], cst.Dict):
-        return None
+    at = at if at is not None else expr
     fn = model.enclosing_function(expr)
-    for node in model.assigns:  # `ckpt["scaler"] = ...` adds to it
-        targets = node.targets if isinstance(node, cst.Assign) else []
-        for t in targets:
-            if isinstance(t.target, cst.Subscript) and dotted(t.target.value) == expr.value and model.enclosing_function(node) is fn:
+    latest: Optional[cst.BaseExpression] = None
+    for node in model.assigns:
+        if model.enclosing_function(node) is not fn or not isinstance(node, cst.Assign):
+            continue
+        for t in node.targets:
+            if isinstance(t.target, cst.Subscript) and dotted(t.target.value) == expr.value:
                 return None
-    for c in model.calls:  # `ckpt.update(...)`
+            if isinstance(t.target, cst.Name) and t.target.value == expr.value and model.bindings.precedes(node, at):
+                latest = node.value
+    for c in model.calls:
         if isinstance(c.func, cst.Attribute) and dotted(c.func.value) == expr.value and model.enclosing_function(c) is fn:
             return None
-    return _saved_dict(model, values[0])
+    return _saved_dict(model, latest, at) if isinstance(latest, cst.Dict) else None
 
 
 def _has_optimizer_state(model: FileModel, d: cst.Dict) -> bool:
