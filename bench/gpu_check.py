@@ -1,0 +1,112 @@
+"""Check the tracer on a CUDA machine: the transformer fixture under fp16 and bf16 autocast.
+
+    python bench/gpu_check.py [--require-cuda]
+
+Checks, for each dtype: matmuls (addmm/mm) and attention run in the autocast dtype; layer_norm
+and an explicit softmax run in float32 (CUDA autocast's fp32 policy, unlike CPU's) and are
+recorded as running as the policy says; forward matmul coverage is 100%; backward ops are
+attributed to modules; the policy table matches `AutocastCUDA`'s registrations; traced training is
+bitwise identical to untraced. Prints one line per check.
+
+Exit status: 0 all checks passed; 1 a check failed (each failure printed with what was seen);
+without a CUDA device it prints "no CUDA device: nothing checked" and exits 0, or 2 with
+`--require-cuda` (use that where a GPU is expected, so a missing one cannot pass silently).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+
+import torch
+
+import ampcheck
+from ampcheck.trace.policy import REGISTERED
+
+ROOT = Path(__file__).resolve().parent.parent
+DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16}
+
+
+def _transformer():
+    path = ROOT / "fixtures" / "models" / "transformer.py"
+    spec = importlib.util.spec_from_file_location("fixture_transformer", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Checks:
+    def __init__(self) -> None:
+        self.failed = 0
+
+    def check(self, label: str, ok: bool, seen: object = "") -> None:
+        print(f"{'ok  ' if ok else 'FAIL'} {label}" + ("" if ok else f": saw {seen}"))
+        self.failed += not ok
+
+
+def check_dtype(checks: Checks, name: str, dtype: torch.dtype) -> None:
+    build = _transformer().build
+    step = build(dtype=dtype, device="cuda", seed=0)
+    probe = torch.nn.Linear(32, 32).cuda()
+    x = torch.randn(4, 32, device="cuda")
+    with ampcheck.trace() as t:
+        step()
+        with torch.autocast("cuda", dtype=dtype):
+            torch.softmax(probe(x), dim=-1)
+    report = t.report
+    fwd = [r for r in report.ops if r.phase == "forward" and r.autocast]
+
+    def seen(op: str) -> list:
+        return sorted({(r.out_dtype, r.autocast, r.ran_as_policy) for r in fwd if r.name == op})
+
+    mm = [r for r in fwd if r.name in ("addmm", "mm", "bmm")]
+    checks.check(f"{name}: matmuls run in {name}", bool(mm) and all(r.out_dtype == name for r in mm), seen("addmm"))
+    attn = [r for r in fwd if "attention" in r.name]
+    checks.check(f"{name}: attention runs in {name}", bool(attn) and all(r.out_dtype == name for r in attn),
+                 sorted({(r.name, r.out_dtype) for r in attn}))
+    for op in ("native_layer_norm", "_softmax"):
+        rows = [r for r in fwd if r.name == op]
+        ok = bool(rows) and all(r.out_dtype == "float32" and r.policy == "fp32" and r.ran_as_policy for r in rows)
+        checks.check(f"{name}: {op} runs in float32 (CUDA fp32 policy)", ok, seen(op))
+    coverage = report.coverage()
+    checks.check(f"{name}: forward matmul coverage 100%", coverage["forward"]["share"] == 1.0, coverage["forward"])
+    backward = {r.module for r in report.ops if r.phase == "backward" and r.flops}
+    checks.check(f"{name}: backward matmuls attributed to modules", None not in backward and bool(backward), backward)
+    checks.check(f"{name}: no findings on the clean fixture", report.findings() == [],
+                 [f.code for f in report.findings()])
+
+    plain = build(dtype=dtype, device="cuda", seed=1)
+    traced = build(dtype=dtype, device="cuda", seed=1)
+    a = [plain() for _ in range(2)]
+    with ampcheck.trace():
+        b = [traced() for _ in range(2)]
+    same = all(torch.equal(x, y) for x, y in zip(a, b)) and all(
+        torch.equal(p, q) for p, q in zip(plain.model.parameters(), traced.model.parameters()))
+    checks.check(f"{name}: traced training bitwise identical to untraced", same)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--require-cuda", action="store_true", help="exit 2 when there is no CUDA device")
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        print("no CUDA device: nothing checked")
+        return 2 if args.require_cuda else 0
+    print(f"# {torch.cuda.get_device_name()} torch {torch.__version__}")
+    checks = Checks()
+    registered = {op.removeprefix("aten::")
+                  for op in torch._C._dispatch_get_registrations_for_dispatch_key("AutocastCUDA")}
+    checks.check("policy table matches AutocastCUDA registrations", registered == set(REGISTERED["cuda"]),
+                 sorted(registered ^ set(REGISTERED["cuda"])))
+    for name, dtype in DTYPES.items():
+        if dtype is torch.bfloat16 and not torch.cuda.is_bf16_supported():
+            print(f"skip {name}: not supported on this GPU")
+            continue
+        check_dtype(checks, name, dtype)
+    print(f"{'all checks passed' if not checks.failed else f'{checks.failed} check(s) failed'}")
+    return 1 if checks.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
