@@ -56,7 +56,10 @@ def _rule(code: str) -> dict[str, Any]:
 
 
 def _uri(path: str) -> str:
-    return urllib.parse.quote(PurePath(path).as_posix())
+    """A relative path stays a relative reference (to the folder ampcheck ran in); an
+    absolute one becomes a file:// URI."""
+    pure = PurePath(path)
+    return pure.as_uri() if pure.is_absolute() else urllib.parse.quote(pure.as_posix())
 
 
 def _region(line: int, col: int, end_line: int, end_col: int) -> dict[str, int]:

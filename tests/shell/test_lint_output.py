@@ -123,3 +123,13 @@ def test_unsafe_fixes_get_no_marker_and_a_hint():
         "Found 1 error.\n"
         "1 hidden fix can be enabled with the `--unsafe-fixes` option.\n"
     )
+
+
+def test_sarif_uris_are_relative_references_or_file_uris():
+    findings = [
+        Finding("AMP401", "m", "src/my train.py", 1, 1, 1, 2),
+        Finding("AMP401", "m", "/abs/train.py", 1, 1, 1, 2),
+    ]
+    results = json.loads(render(findings, "sarif"))["runs"][0]["results"]
+    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results]
+    assert sorted(uris) == ["file:///abs/train.py", "src/my%20train.py"]
