@@ -135,11 +135,14 @@ def _repository_root(folder: Path) -> Optional[Path]:
 
 
 def _gitignore_above(folder: Path) -> GitIgnore:
-    """The .gitignore rules of `folder`'s ancestors inside its repository (not its own: the
-    walk adds each folder's file as it enters it)."""
+    """The ignore rules of `folder`'s repository that apply before the walk enters it:
+    `.git/info/exclude` and the ancestors' .gitignore files (not its own: the walk adds each
+    folder's file as it enters it)."""
     root = _repository_root(folder)
-    ignore = GitIgnore()
-    if root is None or root == folder:
+    if root is None:
+        return GitIgnore()
+    ignore = GitIgnore.repository(root)
+    if root == folder:
         return ignore
     between = reversed(list(folder.relative_to(root).parents)[:-1])
     for ancestor in (root, *(root / part for part in between)):

@@ -120,6 +120,12 @@ class GitIgnore:
     def __init__(self, levels: tuple[tuple[Path, tuple[IgnoreRule, ...]], ...] = ()) -> None:
         self.levels = levels
 
+    @classmethod
+    def repository(cls, root: Path) -> "GitIgnore":
+        """The repository-wide rules of `.git/info/exclude`, below every .gitignore in precedence."""
+        rules = _read_rules(root / ".git" / "info" / "exclude")
+        return cls(((root, tuple(rules)),) if rules else ())
+
     def child(self, folder: Path) -> "GitIgnore":
         """The matcher for `folder`, adding its own .gitignore (if any) to this one."""
         rules = _read_rules(folder / ".gitignore")

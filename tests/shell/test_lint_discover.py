@@ -191,3 +191,13 @@ def test_gitignore_matching_agrees_with_git_on_generated_trees(tmp_path_factory,
     ).stdout.split()
     expected = sorted(p for p in listed if p.endswith(".py"))
     assert sorted(found(root, overrides=Overrides(exclude=()))) == expected, ignores
+
+
+def test_the_repositorys_info_exclude_is_honoured_below_gitignore(tmp_path):
+    tree(
+        tmp_path,
+        {".git/info/exclude": "local_*.py\n", ".gitignore": "!local_keep.py\n", "local_a.py": "",
+         "local_keep.py": "", "b.py": "", "sub/local_c.py": "", "sub/d.py": ""},
+    )
+    assert found(tmp_path) == ["b.py", "local_keep.py", "sub/d.py"]
+    assert found(tmp_path, ["sub"]) == ["sub/d.py"]
