@@ -1,0 +1,91 @@
+"""The training-step event sequences, asserted directly on tricky inputs."""
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from ampcheck.lint.events import Event, exclusive
+from ampcheck.lint.model import FileModel
+from tests.conftest import FIXTURES
+
+FIXTURE = FIXTURES / "amp1xx" / "model_events.py"
+
+
+@pytest.fixture(scope="module")
+def model() -> FileModel:
+    return FileModel(str(FIXTURE), FIXTURE.read_text())
+
+
+def _fn(model: FileModel, name: str) -> cst.FunctionDef:
+    return next(f for f in model.functions if f.name.value == name)
+
+
+def _root(model: FileModel, name: str) -> list[Event]:
+    return next(events for fn, events in model.steps.roots() if fn is not None and fn.name.value == name)
+
+
+def _kinds(events: list[Event]) -> list[str]:
+    return [e.kind for e in events]
+
+
+def _line(model: FileModel, e: Event) -> int:
+    return model.range(e.node).start.line
+
+
+def test_scaled_loss_stored_in_a_name_is_a_scaled_backward_and_grad_zeroing_is_no_grad_use(model):
+    events = model.steps.of(_fn(model, "stored_scaled_loss"))
+    assert _kinds(events) == ["scaled_backward", "scaler_step", "update"]
+    assert events[0].scaler == "scaler" and events[0].enabled is True
+
+
+def test_helper_events_appear_at_the_call_site_with_the_callers_names(model):
+    events = _root(model, "accumulate")
+    assert _kinds(events) == [
+        "scaled_backward", "unscale", "grad_use", "scaler_step", "update", "backward", "opaque", "save",
+    ]
+    helper_step = events[3]
+    assert helper_step.scaler == "scaler" and helper_step.target == "optimizer"
+    assert len(helper_step.via) == 1 and model.code_for(helper_step.via[0]).startswith("helper(")
+
+
+def test_guards_record_loops_branches_and_early_exits(model):
+    events = _root(model, "accumulate")
+    step, plain = events[3], events[5]
+    branches = [(type(g.node).__name__, g.branch) for g in step.guards]
+    assert branches == [("For", "loop"), ("If", "orelse"), ("If", "body")]  # after `continue`, then the boundary
+    assert exclusive(step, plain) and not exclusive(step, events[6])
+    assert events[7].loops == ()  # the save after the loop
+
+
+def test_opaque_call_records_what_it_was_handed(model):
+    opaque = _root(model, "accumulate")[6]
+    assert opaque.kind == "opaque" and opaque.target == frozenset({"optimizer"})
+
+
+def test_a_helper_called_twice_has_two_instances_of_its_guards(model):
+    events = _root(model, "twice")
+    updates = [e for e in events if e.kind == "update"]
+    assert len(updates) == 2 and updates[0].loops == updates[1].loops  # the one `while` of `twice`
+    assert updates[0].via != updates[1].via
+
+
+def test_call_of_an_in_file_class_instance_follows_its_dunder_call(model):
+    events = _root(model, "run")
+    assert _kinds(events) == ["scaled_backward", "scaler_step", "update"]
+    assert events[0].scaler == "self.scaler" and events[0].enabled is False
+
+
+def test_helpers_called_in_the_file_are_not_roots_of_their_own(model):
+    roots = {fn.name.value if fn else None for fn, _ in model.steps.roots()}
+    assert "helper" not in roots and "__call__" not in roots
+    assert {"accumulate", "twice", "run", "stored_scaled_loss"} <= roots
+
+
+def test_event_region_comes_from_the_autocast_facet(model):
+    events = model.steps.of(_fn(model, "accumulate"))
+    assert all(e.region is None for e in events)  # backward and steps are outside `with ctx:`
+
+
+def test_every_event_is_listed_once_as_written(model):
+    lines = sorted(_line(model, e) for e in model.steps.events)
+    assert len(lines) == len(set(lines))
