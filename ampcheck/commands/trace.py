@@ -81,9 +81,12 @@ def run_script(script: str, args: tuple[str, ...], options: dict[str, Any]) -> t
 @click.option("--phases", default="forward,backward", show_default=True,
               help="Phases to record: forward, backward, optimizer (recompute goes with backward).")
 @click.option("--no-modules", is_flag=True, help="Do not attribute ops to modules (a little faster).")
+@click.option("--numerics", is_flag=True, help="Also record inf/nan, fp16 headroom and underflow (AMP504-AMP506).")
+@click.option("--numerics-every", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="With --numerics: sample one optimizer step in N.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the summary.")
 def trace(script: str, args: tuple[str, ...], out: Optional[str], steps: Optional[int], phases: str,
-          no_modules: bool, quiet: bool) -> None:
+          no_modules: bool, numerics: bool, numerics_every: int, quiet: bool) -> None:
     """Run SCRIPT (with ARGS) under the tracer and write its report."""
     from ampcheck.trace import ranks
 
@@ -105,6 +108,8 @@ def trace(script: str, args: tuple[str, ...], out: Optional[str], steps: Optiona
         "phases": tuple(p.strip() for p in phases.split(",") if p.strip()),
         "modules": not no_modules,
         "steps": steps,
+        "numerics": numerics,
+        "numerics_every": numerics_every,
     }
     try:
         from ampcheck.trace.tracer import Trace

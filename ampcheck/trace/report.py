@@ -29,7 +29,7 @@ LOW_PRECISION = frozenset({"float16", "bfloat16"})
 PHASES = ("forward", "backward", "recompute", "optimizer")
 
 Producer = Callable[["TraceReport"], Iterable[Finding]]
-FINDING_MODULES: list[str] = ["ampcheck.trace.rules"]
+FINDING_MODULES: list[str] = ["ampcheck.trace.rules", "ampcheck.trace.scaler", "ampcheck.trace.numerics"]
 _PRODUCERS: list[Producer] = []
 
 
@@ -244,7 +244,17 @@ class TraceReport:
             importlib.import_module(module)
         prefixes = tuple(select) if select else ("",)
         found = [f for fn in _PRODUCERS for f in fn(self) if f.code.startswith(prefixes)]
-        return sorted(found, key=Finding.sort_key)
+        from ampcheck.trace.assertions import FindingList
+
+        return FindingList(sorted(found, key=Finding.sort_key))
+
+    def assert_coverage(self, min_lowp_flop_share: float = 0.9,
+                        phases: Iterable[str] = ("forward", "backward")) -> None:
+        """AssertionError unless each phase ran this share of its matmul FLOPs in fp16/bf16;
+        the message lists the offending ops and modules (see ampcheck.trace.assertions)."""
+        from ampcheck.trace.assertions import assert_coverage
+
+        assert_coverage(self, min_lowp_flop_share, tuple(phases))
 
     # -- several traces ------------------------------------------------------------
     @classmethod

@@ -222,7 +222,13 @@ class Trace:
         steps: Optional[int] = None,
         model: Optional[torch.nn.Module] = None,
         observers: Iterable[Observer] = (),
+        numerics: bool = False,
+        numerics_every: int = 1,
     ) -> None:
+        if numerics:
+            from ampcheck.trace.numerics import NumericsObserver
+
+            observers = [*observers, NumericsObserver(every=numerics_every)]
         phases = tuple(phases)
         unknown = sorted(set(phases) - set(ALL_PHASES))
         if unknown:
@@ -489,6 +495,8 @@ def trace(
     steps: Optional[int] = None,
     model: Optional[torch.nn.Module] = None,
     observers: Iterable[Observer] = (),
+    numerics: bool = False,
+    numerics_every: int = 1,
 ) -> Trace:
     """Trace the ops run inside the `with` block.
 
@@ -497,9 +505,17 @@ def trace(
     steps: stop recording after this many `optimizer.step()` calls; the block runs on untraced.
     model: name modules and parameters from this root even when `modules=False`.
     observers: extra `Observer`s (GradScaler history, numerics, ...).
+    numerics: also record inf/nan, fp16 headroom and underflow statistics (AMP504-AMP506);
+        `numerics_every=N` samples one optimizer step in N.
     """
-    return Trace(phases=phases, modules=modules, steps=steps, model=model, observers=observers)
+    return Trace(phases=phases, modules=modules, steps=steps, model=model, observers=observers,
+                 numerics=numerics, numerics_every=numerics_every)
 
+
+# The GradScaler observer runs in every trace (it only records when a scaler is used).
+from ampcheck.trace.scaler import ScalerObserver  # noqa: E402
+
+DEFAULT_OBSERVERS.append(ScalerObserver)
 
 # Rank, world size and backend of a distributed run, in every trace (all None otherwise).
 from ampcheck.trace.ranks import RankObserver  # noqa: E402

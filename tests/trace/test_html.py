@@ -1,0 +1,85 @@
+"""`ampcheck report FILE --format html`: one self-contained page, escaped, rendered by Chromium."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+import ampcheck
+from ampcheck.cli import cli
+from ampcheck.trace.html import render_html
+from tests.conftest import FIXTURES
+
+sys.path.insert(0, str(FIXTURES / "models"))
+from fp16_scaler_loop import train  # noqa: E402
+
+CHROMIUM = shutil.which("chromium")
+
+
+@pytest.fixture(scope="module")
+def saved_report(tmp_path_factory):
+    """A trace with findings, a skipped step and numerics, saved as `ampcheck trace` saves it."""
+    with ampcheck.trace(numerics=True) as t:
+        train(steps=8, overflow_at=3, clip="before_unscale", scheduler=True)
+    path = tmp_path_factory.mktemp("trace") / "trace.json"
+    return t.report.save(path)
+
+
+@pytest.fixture(scope="module")
+def page(saved_report, tmp_path_factory):
+    result = CliRunner().invoke(cli, ["report", str(saved_report), "--format", "html"])
+    assert result.exit_code == 0, result.output
+    path = tmp_path_factory.mktemp("html") / "report.html"
+    path.write_text(result.output, encoding="utf-8")
+    return path
+
+
+def test_the_page_is_self_contained(page):
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>")
+    assert not re.search(r"""(src|href)\s*=|https?://(?!pytorch\.org)|@import|url\(""", text)
+    assert text.count("<style>") == 1 and text.count("<script>") == 1 and "<svg" in text
+
+
+def test_the_page_holds_every_section(page):
+    text = page.read_text(encoding="utf-8")
+    for section in ("coverage", "findings", "scaler", "modules", "ops", "casts", "numerics"):
+        assert f'<section id="{section}">' in text
+    assert "AMP504" in text and "AMP507" in text and "AMP508" in text
+    # findings come with their source lines
+    assert "torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)</pre>" in text
+
+
+def test_user_strings_are_escaped(saved_report):
+    from ampcheck.trace.report import TraceReport
+
+    report = TraceReport.load(saved_report)
+    report.ops[0].module = "<img onerror=alert(1)>"
+    report.meta["script"] = ["</title><script>alert(1)</script>"]
+    text = render_html(report)
+    assert "<img onerror" not in text and "<script>alert(1)" not in text
+    assert "&lt;img onerror=alert(1)&gt;" in text
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium package (.ci/run installs it)")
+def test_chromium_renders_it_without_console_errors_and_shows_the_key_figures(page, tmp_path):
+    flags = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--enable-logging=stderr", "--v=0", "--window-size=1280,2400"]
+    screenshot = tmp_path / "report.png"
+    shot = subprocess.run([*flags, f"--screenshot={screenshot}", page.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    dom = subprocess.run([*flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
+    console = [line for line in (shot.stderr + dom.stderr).splitlines() if ":CONSOLE" in line]
+    assert console == []
+    assert screenshot.stat().st_size > 10_000
+    html = dom.stdout
+    assert 'data-sortable-tables="6"' in html  # the inline script ran over every table
+    assert re.search(r'id="coverage-forward"><div class="v good">100\.0%', html)
+    assert re.search(r'id="skipped-GradScaler#1">Skipped <b>1</b> of 8 steps', html)
+    assert html.count('class="skip"') == 1  # the skipped step marked on the timeline
+    assert "First inf/nan: step 3" in html
