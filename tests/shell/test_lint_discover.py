@@ -201,3 +201,14 @@ def test_the_repositorys_info_exclude_is_honoured_below_gitignore(tmp_path):
     )
     assert found(tmp_path) == ["b.py", "local_keep.py", "sub/d.py"]
     assert found(tmp_path, ["sub"]) == ["sub/d.py"]
+
+
+def test_a_named_symlink_loop_is_a_problem_not_a_missing_path(tmp_path):
+    os.symlink("self.py", tmp_path / "self.py")
+    old = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        result = discover(["self.py"], load_settings(["."]))
+    finally:
+        os.chdir(old)
+    assert (result.files, result.missing, result.problems) == ([], [], ["self.py: symlink loop; skipped"])
