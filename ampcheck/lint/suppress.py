@@ -18,9 +18,8 @@ import tokenize
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
+from ampcheck.config import UNUSED_SUPPRESSION
 from ampcheck.findings import Edit, Finding, Fix
-
-UNUSED_CODE = "AMP002"
 
 _NOQA = re.compile(
     r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE
@@ -93,7 +92,7 @@ def _unused(path: str, d: Directive, message: str, keep: tuple[str, ...]) -> Fin
     else:
         start = d.code_end if d.whole_comment else d.col
         fix = Fix("Remove the unused suppression", (Edit(d.line, start, d.line, d.end_col, ""),))
-    return Finding(UNUSED_CODE, message, path, d.line, d.col, d.line, d.end_col, fix=fix)
+    return Finding(UNUSED_SUPPRESSION, message, path, d.line, d.col, d.line, d.end_col, fix=fix)
 
 
 def _rewrite(text: str, keep: tuple[str, ...]) -> Optional[str]:
