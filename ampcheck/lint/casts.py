@@ -14,6 +14,8 @@ API (facet `model.casts`):
   or a later `model.float()`).
 - `model.casts.all`: every cast with a known target dtype.
 - `model.casts.of_models(dtype)`: casts of models to `dtype`.
+- `model.casts.grad_disabled(node)` / `disables_grad(expr)`: autograd is off at `node` / a
+  `with` item or decorator turns it off.
 - `model.casts.in_custom_fwd(node)`: whether `node` sits in a function decorated with
   `custom_fwd` (any spelling), where the author manages precision by hand.
 """
@@ -90,7 +92,7 @@ class Casts:
         dtype = self._target_dtype(func.attr.value, call)
         if dtype is None:
             return None
-        return Cast(call, func.value, dtype, self._model_key(call), self._under_no_grad(call))
+        return Cast(call, func.value, dtype, self._model_key(call), self.grad_disabled(call))
 
     def _target_dtype(self, method: str, call: cst.Call) -> Optional[str]:
         if method in _METHOD_DTYPE:
@@ -160,17 +162,19 @@ class Casts:
             return self.model.enclosing_function(expr)
         return self.model.enclosing_class(expr)
 
-    def _under_no_grad(self, node: cst.CSTNode) -> bool:
+    def grad_disabled(self, node: cst.CSTNode) -> bool:
+        """Whether `node` runs with autograd off: inside a `with no_grad()` / `inference_mode()`
+        / `set_grad_enabled(False)`, or in a function decorated with one."""
         child = node
         for anc in self.model.ancestors(node):
-            if isinstance(anc, cst.With) and child is anc.body and any(self._disables_grad(i.item) for i in anc.items):
+            if isinstance(anc, cst.With) and child is anc.body and any(self.disables_grad(i.item) for i in anc.items):
                 return True
             if isinstance(anc, cst.FunctionDef):
-                return any(self._disables_grad(d.decorator) for d in anc.decorators)
+                return any(self.disables_grad(d.decorator) for d in anc.decorators)
             child = anc
         return False
 
-    def _disables_grad(self, expr: cst.BaseExpression) -> bool:
+    def disables_grad(self, expr: cst.BaseExpression) -> bool:
         func = expr.func if isinstance(expr, cst.Call) else expr
         q = self.model.qualname(func)
         if q in _NO_GRAD:

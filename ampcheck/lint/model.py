@@ -14,6 +14,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from ampcheck.findings import Finding, Fix
 from ampcheck.lint.names import ImportTable, dotted
+from ampcheck.lint.walk import walk
 
 if TYPE_CHECKING:  # facets import the model; keep the cycle type-only
     from ampcheck.lint.bindings import Bindings
@@ -95,7 +96,7 @@ class FileModel:
         # Every Name node by its text: references, targets, attribute and keyword names alike
         # (callers tell them apart by parent), so a rewrite can find all uses of a binding.
         self.name_nodes: dict[str, list[cst.Name]] = {}
-        self.module.visit(_Indexer(self))
+        walk(self.module, _Indexer(self))
         self._resolve_aliases()
 
     def _resolve_aliases(self) -> None:
@@ -155,9 +156,24 @@ class FileModel:
             local = self._assigned.get((self.enclosing_function(expr), text))
             return local if local is not None else self._assigned.get((None, text), [])
         if text.startswith("self.") and text.count(".") == 1:
-            cls = self.enclosing_class(expr)
-            return self._assigned.get((cls, text), []) if cls is not None else []
+            for cls in self._class_and_bases(self.enclosing_class(expr)):
+                found = self._assigned.get((cls, text))
+                if found:
+                    return found
         return []
+
+    def _class_and_bases(self, cls: Optional[cst.ClassDef]) -> Iterator[cst.ClassDef]:
+        """A class, then its base classes defined in this file (by name), nearest first."""
+        by_name = {c.name.value: c for c in self.classes}
+        seen: set[str] = set()
+        todo = [cls] if cls is not None else []
+        while todo:
+            cur = todo.pop(0)
+            if cur.name.value in seen:
+                continue
+            seen.add(cur.name.value)
+            yield cur
+            todo += [by_name[b.value.value] for b in cur.bases if isinstance(b.value, cst.Name) and b.value.value in by_name]
 
     # -- tree questions --------------------------------------------------------------------
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:

@@ -32,6 +32,10 @@ def test_float16_autocast_used_only_for_evaluation_needs_no_scaler() -> None:
     _assert_clean("clean_fp16_eval_only.py")
 
 
+def test_float16_autocast_with_accelerate_backward_leaves_scaling_to_accelerate() -> None:
+    _assert_clean("clean_accelerate_fp16_frozen_helper.py")
+
+
 def test_bfloat16_autocast_without_scaler_is_correct() -> None:
     _assert_clean("clean_bf16_without_scaler.py")
 

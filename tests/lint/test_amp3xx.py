@@ -41,6 +41,10 @@ def test_casts_inside_a_custom_fwd_forward_are_silent() -> None:
     _assert_clean("clean_mamba_custom_fwd.py")
 
 
+def test_casts_for_inference_engines_under_inference_mode_are_silent() -> None:
+    _assert_clean("clean_inference_casts_in_autocast.py")
+
+
 def test_canonical_step_with_fp32_subregion_and_module_cast_is_silent() -> None:
     _assert_clean("clean_canonical_step.py")
 

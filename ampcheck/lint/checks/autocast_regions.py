@@ -7,7 +7,9 @@ import libcst as cst
 
 from ampcheck.findings import Edit, Finding, Fix
 from ampcheck.lint.checks import check
+from ampcheck.lint.casts import Cast
 from ampcheck.lint.model import FileModel
+from ampcheck.lint.names import dotted
 from ampcheck.lint.regions import AUTOCAST_SPELLINGS, AutocastRegion
 
 _AUTOGRAD = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
@@ -18,6 +20,7 @@ _AMP_DECORATORS = {
     "forward": frozenset({"torch.amp.custom_fwd", "torch.amp.autocast_mode.custom_fwd"}),
     "backward": frozenset({"torch.amp.custom_bwd", "torch.amp.autocast_mode.custom_bwd"}),
 }
+_WRAPPER = {"forward": "custom_fwd", "backward": "custom_bwd"}
 _DEPRECATED_DECORATORS = frozenset(
     {"torch.cuda.amp.custom_fwd", "torch.cuda.amp.custom_bwd", "torch.cuda.amp.autocast_mode.custom_fwd", "torch.cuda.amp.autocast_mode.custom_bwd"}
 )
@@ -29,6 +32,15 @@ def is_backward(model: FileModel, call: cst.Call) -> bool:
     if isinstance(func, cst.Attribute) and func.attr.value == "backward":
         return not model.names.resolve(func) or model.callee(call) in _AUTOGRAD
     return model.callee(call) in _AUTOGRAD
+
+
+def is_tensor_backward(model: FileModel, call: cst.Call) -> bool:
+    """A backward on the loss tensor itself. `accelerator.backward(loss)` /
+    `engine.backward(loss)` (the loss passed in) belong to a framework that scales the loss
+    when it should, so they do not count."""
+    if model.callee(call) in _AUTOGRAD:
+        return True
+    return is_backward(model, call) and not any(a.keyword is None for a in call.args)
 
 
 def where(region: AutocastRegion, model: FileModel) -> str:
@@ -92,7 +104,7 @@ def manual_cast_in_autocast(model: FileModel) -> Iterable[Finding]:
         if cast.dtype not in ("float16", "bfloat16") or cast.model_key is not None:
             continue
         region = model.regions.active(cast.call)
-        if region is None or model.casts.in_custom_fwd(cast.call):
+        if region is None or model.casts.in_custom_fwd(cast.call) or _inference(model, region, cast):
             continue
         if isinstance(cast.receiver, (cst.Name, cst.Attribute)):
             b = model.bindings.lookup(cast.receiver, cast.call)
@@ -104,6 +116,18 @@ def manual_cast_in_autocast(model: FileModel) -> Iterable[Finding]:
             f"manual cast to {cast.dtype} inside {where(region, model)}{maybe(region)} overrides autocast's "
             "per-op policy (softmax, norms and losses then run in low precision); let autocast choose the dtype",
         )
+
+
+def _inference(model: FileModel, region: AutocastRegion, cast: Cast) -> bool:
+    """Autocast used for inference (grad disabled around the cast, the region, or every call
+    that enters it): there a manual cast usually feeds a kernel or engine on purpose."""
+    if cast.no_grad:
+        return True
+    if region.via:
+        return all(model.casts.grad_disabled(c) for c in region.via)
+    if isinstance(region.node, cst.With) and any(model.casts.disables_grad(i.item) for i in region.node.items):
+        return True
+    return model.casts.grad_disabled(region.node)
 
 
 @check("AMP304")
@@ -122,11 +146,7 @@ def custom_function_without_amp_decorators(model: FileModel) -> Iterable[Finding
         decorated = {name: _decorators(model, fn) for name, fn in methods.items()}
         if any(d & _DEPRECATED_DECORATORS for d in decorated.values()):
             continue  # the deprecated spelling is AMP403's to fix
-        missing = [
-            f"{'custom_fwd' if name == 'forward' else 'custom_bwd'}"
-            for name, fn in methods.items()
-            if not decorated[name] & _AMP_DECORATORS[name]
-        ]
+        missing = [_WRAPPER[name] for name in methods if not _has_amp_decorator(decorated[name], name)]
         if missing:
             yield model.finding(
                 "AMP304",
@@ -136,11 +156,17 @@ def custom_function_without_amp_decorators(model: FileModel) -> Iterable[Finding
             )
 
 
+def _has_amp_decorator(names: frozenset[str], method: str) -> bool:
+    """torch.amp's decorator, or a project's own wrapper of it imported under the same name
+    (mamba's `mamba_ssm.utils.torch.custom_fwd` picks the spelling by torch version)."""
+    return bool(names & _AMP_DECORATORS[method]) or any(q.rsplit(".", 1)[-1] == _WRAPPER[method] for q in names)
+
+
 def _decorators(model: FileModel, fn: cst.FunctionDef) -> frozenset[str]:
     out: set[str] = set()
     for d in fn.decorators:
         expr = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
-        out.update(model.names.resolve(expr))
+        out.update(model.names.resolve(expr) or {dotted(expr) or ""})
     return frozenset(out)
 
 

@@ -10,7 +10,7 @@ from ampcheck.findings import Finding
 from ampcheck.lint.bindings import Binding
 from ampcheck.lint.casts import Cast
 from ampcheck.lint.checks import check
-from ampcheck.lint.checks.autocast_regions import is_backward
+from ampcheck.lint.checks.autocast_regions import is_tensor_backward
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import dotted
 
@@ -61,7 +61,7 @@ def _backward_follows(model: FileModel, node: cst.CSTNode) -> bool:
     fn = model.enclosing_function(node) if not isinstance(node, cst.FunctionDef) else node
     start = model.range(node).start.line
     return any(
-        is_backward(model, c) and model.enclosing_function(c) is fn and model.range(c).start.line >= start
+        is_tensor_backward(model, c) and model.enclosing_function(c) is fn and model.range(c).start.line >= start
         for c in model.calls
     )
 
