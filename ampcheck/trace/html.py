@@ -295,7 +295,7 @@ def _numerics(report: "TraceReport") -> str:
         for m, s in underflow_by_module(section).items()
     ]
     return (f'<section id="numerics"><h2>Numerics</h2>{head}<p class="muted">Sampled {section["steps_sampled"]} '
-            f'step(s), one in {section["every"]}.</p><h3>fp16 zero/subnormal share by module</h3>'
+            f'optimizer step(s), one in {section["every"]}.</p><h3>fp16 zero/subnormal share by module</h3>'
             + _table(["module", "forward", "backward (gradients)"], under)
             + "<h3>Per op record</h3>"
             + _table(["op", "phase", "module", "dtype", "outputs", "inf/nan", "max |x| (fp16)", "of 65504",

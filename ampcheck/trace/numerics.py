@@ -106,9 +106,7 @@ class NumericsObserver:
         self._sampling = trace.steps % self.every == 0
 
     def on_stop(self, trace: Any) -> None:
-        if self._pending:
-            self._read_back(trace.steps)
-            self.steps_sampled += 1
+        self._read_back(trace.steps)  # ops after the last optimizer step (a partial step)
         self._sampling = False
 
     def contribute(self, report: TraceReport) -> None:
@@ -223,6 +221,28 @@ def underflow_by_module(section: dict[str, Any]) -> dict[str, dict[str, float]]:
         | {f"{phase}_elements": total for phase, (_, total) in phases.items()}
         for module, phases in sorted(acc.items())
     }
+
+
+def summary_lines(report: TraceReport) -> list[str]:
+    """The numerics part of the text summary."""
+    section = report.sections.get(SECTION)
+    if not section:
+        return []
+    first = section["first_nonfinite"]
+    lines = ["", f"numerics ({section['steps_sampled']} optimizer step(s) sampled, one in {section['every']}):",
+             f"  first inf/nan: step {first['first_step']}, {_where(first)} at {first['source']}"
+             if first else "  no inf/nan"]
+    fp16 = [r for r in section["records"] if r["max_abs"] is not None and r["phase"] == "forward"]
+    if fp16:
+        peak = max(fp16, key=lambda r: r["max_abs"])
+        lines.append(f"  largest forward fp16 magnitude: {peak['max_abs']:g} "
+                     f"({peak['max_abs'] / FP16_MAX:.1%} of 65504), {_where(peak)}")
+    for phase in ("forward", "backward"):
+        rows = [r for r in section["records"] if r["phase"] == phase and r["elements"]]
+        total = sum(r["elements"] for r in rows)
+        if total:
+            lines.append(f"  fp16 {phase} values zero or subnormal: {sum(r['tiny'] for r in rows) / total:.1%}")
+    return lines
 
 
 @producer

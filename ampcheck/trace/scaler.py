@@ -438,6 +438,28 @@ def skip_summary(scaler: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def summary_lines(report: TraceReport) -> list[str]:
+    """The loss-scale part of the text summary."""
+    lines = []
+    for s in report.sections.get(SECTION, {}).get("scalers", []):
+        summary = skip_summary(s)
+        events = scale_events(s)
+        optimizers = ", ".join(o["label"] + (" (fused)" if o["fused"] else "") for o in s["optimizers"])
+        start = f"{s['scale'][0]:g}" if s["scale"] else "-"
+        final = "-" if s["final_scale"] is None else f"{s['final_scale']:g}"
+        skipped = ", ".join(map(str, s["skipped"][:20])) + (" ..." if len(s["skipped"]) > 20 else "")
+        lines += [
+            "", f"loss scale ({s['label']} on {s['device']}; {optimizers}):",
+            f"  {summary['steps']} steps, {summary['skipped']} skipped"
+            + (f" (steps {skipped})" if skipped else "")
+            + f"; scale {start} -> {final}; {sum(e['kind'] == 'growth' for e in events)} growth, "
+            f"{sum(e['kind'] == 'backoff' for e in events)} backoff",
+        ]
+        lines += [f"  note: {n['what']} stepped {n['count']}x right after a skipped optimizer step, at {n['site']}"
+                  for n in s["scheduler_after_skip"]]
+    return lines
+
+
 @producer
 def findings(report: TraceReport) -> Iterable[Finding]:
     for scaler in report.sections.get(SECTION, {}).get("scalers", []):

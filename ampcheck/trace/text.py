@@ -54,6 +54,9 @@ def render_text(report: "TraceReport", top: int = 10) -> str:
             fwd = cov.get("forward", {}).get("share")
             bwd = cov.get("backward", {}).get("share")
             lines.append(f"  {name:<40}{_pct(fwd):>8} / {_pct(bwd)}")
+    from ampcheck.trace import numerics, scaler
+
+    lines += scaler.summary_lines(report) + numerics.summary_lines(report)
     return "\n".join(lines)
 
 

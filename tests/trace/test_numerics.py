@@ -40,6 +40,12 @@ def test_an_injected_overflow_points_at_the_op_step_and_module():
     assert "self.fc1(x)" in line
 
 
+def test_the_text_summary_shows_the_first_inf_and_the_underflow_shares():
+    text = numerics_of(steps=6, overflow_at=3).to_text()
+    assert "first inf/nan: step 3, _to_copy (forward) in module `fc1` at " in text
+    assert "fp16 backward values zero or subnormal: " in text
+
+
 def test_inf_only_in_gradients_under_a_scaler_is_left_to_the_scaler():
     # 2**40 makes the scaled gradients overflow while the forward stays finite
     report = numerics_of(steps=2, init_scale=2.0**40)
@@ -86,9 +92,9 @@ def test_a_normal_loss_does_not_raise_amp506():
 def test_statistics_are_read_back_once_per_sampled_step():
     report = numerics_of(steps=6, numerics_every=2)
     section = report.sections["numerics"]
-    # steps 0, 2 and 4, plus the ops after the last optimizer step (scaler.update of step 5
-    # counts into step 6, which is sampled and read back when the trace stops)
-    assert section["steps_sampled"] == 4
+    assert section["steps_sampled"] == 3  # steps 0, 2 and 4
+    # one read back per sampled step, plus one for the ops after the last optimizer step
+    # (scaler.update() of step 5 runs in step 6, sampled, read back when the trace stops)
     assert section["readbacks"] == 4
 
 

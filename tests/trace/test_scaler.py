@@ -40,6 +40,13 @@ def test_overflow_at_a_known_step_is_reported_skipped_and_the_scale_halved():
     assert scale_events(scaler) == [{"iteration": 3, "kind": "backoff", "before": 1024.0, "after": 512.0}]
 
 
+def test_the_text_summary_shows_skips_scale_and_the_scheduler_note():
+    text = traced(steps=6, overflow_at=3, scheduler=True).to_text()
+    assert "loss scale (GradScaler#1 on cpu; SGD#1):" in text
+    assert "6 steps, 1 skipped (steps 3); scale 1024 -> 512; 0 growth, 1 backoff" in text
+    assert "note: StepLR stepped 1x right after a skipped optimizer step" in text
+
+
 def test_a_fused_optimizer_skip_inside_its_kernel_is_seen():
     report = traced(steps=5, overflow_at=2, fused=True)
     scaler = only_scaler(report)
