@@ -1,13 +1,19 @@
 """`ampcheck report FILE`: re-render a saved trace, or print its findings exactly as lint does.
 
+Several files, or a directory of `trace.rank{R}.json`, are merged into one report for the
+whole distributed job, followed by what differs between the ranks (`ampcheck.trace.merge`).
+`--diff BEFORE AFTER` prints what changed between two traces and exits 1 when coverage got
+worse by more than `--tolerance` (`ampcheck.trace.diff`).
+
 Formats live in `RENDERERS` (name -> function of a TraceReport returning the text); the HTML
 renderer registers itself there. Findings go through `ampcheck.output.render`, with lint's exit
 codes: 0 none, 1 findings, 2 usage or unreadable file. Never imports torch.
 """
 from __future__ import annotations
 
+import json
 import sys
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Optional
 
 import click
 
@@ -18,7 +24,10 @@ if TYPE_CHECKING:
 
 
 def _text(report: "TraceReport") -> str:
-    return report.to_text() + "\n"
+    from ampcheck.trace.merge import render_ranks
+
+    ranks = render_ranks(report)
+    return report.to_text() + ("\n\n" + ranks if ranks else "") + "\n"
 
 
 def _json(report: "TraceReport") -> str:
@@ -39,8 +48,37 @@ def _fail(message: str) -> "click.exceptions.Exit":
     return click.exceptions.Exit(2)
 
 
+def _tolerance(value: str) -> float:
+    """A fraction (`0.02`) or a percentage (`2%`) of matmul FLOPs."""
+    text = value.strip()
+    try:
+        number = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        raise _fail(f"--tolerance {value!r}: give a fraction (0.02) or a percentage (2%)") from None
+    if not 0 <= number <= 1:
+        raise _fail(f"--tolerance {value!r}: must lie between 0 and 100%")
+    return number
+
+
+def _diff(before: str, after: str, fmt: str, tolerance_text: str) -> None:
+    from ampcheck.trace.merge import load
+    from ampcheck.trace.report import TraceReport
+
+    tolerance = _tolerance(tolerance_text)
+    try:
+        change = TraceReport.diff(load([before]), load([after]))
+    except ValueError as err:
+        raise _fail(str(err))
+    if fmt == "json":
+        sys.stdout.write(json.dumps({**change.to_json(), "tolerance": tolerance,
+                                     "worse": change.worse(tolerance)}, indent=1, sort_keys=True) + "\n")
+    else:
+        sys.stdout.write(change.to_text(tolerance) + "\n")
+    raise click.exceptions.Exit(1 if change.worse(tolerance) else 0)
+
+
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True,
               help="How to render the report.")
 @click.option("--findings", is_flag=True, help="Print the trace's findings (AMP5xx) instead of the report.")
@@ -48,13 +86,26 @@ def _fail(message: str) -> "click.exceptions.Exit":
               help="Findings format (with --findings), as in `ampcheck lint`.")
 @click.option("--select", multiple=True, metavar="CODES", help="With --findings: only these codes or prefixes.")
 @click.option("--exit-zero", is_flag=True, help="With --findings: exit 0 even when there are findings.")
-def report(file: str, fmt: str, findings: bool, output_format: str, select: tuple[str, ...], exit_zero: bool) -> None:
-    """Render the trace report FILE written by `ampcheck trace`."""
+@click.option("--diff", "diff_paths", nargs=2, type=click.Path(), default=None, metavar="BEFORE AFTER",
+              help="Print what changed from trace BEFORE to trace AFTER (files or rank directories).")
+@click.option("--tolerance", default="0", show_default=True, metavar="T",
+              help="With --diff: exit 1 only when a phase's low-precision share dropped by more than T "
+                   "(a fraction, or a percentage such as 2%).")
+def report(files: tuple[str, ...], fmt: str, findings: bool, output_format: str, select: tuple[str, ...],
+           exit_zero: bool, diff_paths: Optional[tuple[str, str]], tolerance: str) -> None:
+    """Render the trace report FILES written by `ampcheck trace`: one file, or the ranks of a
+    distributed run (several files, or their directory) merged into one."""
     from ampcheck.output import render
-    from ampcheck.trace.report import TraceReport
+    from ampcheck.trace.merge import load
 
+    if diff_paths:
+        if files:
+            raise _fail("--diff compares two traces: give BEFORE and AFTER only")
+        _diff(*diff_paths, fmt, tolerance)
+    if not files:
+        raise _fail("give a trace report file, several, or a directory of trace.rank*.json")
     try:
-        loaded = TraceReport.load(file)
+        loaded = load(files)
     except ValueError as err:
         raise _fail(str(err))
     if not findings:

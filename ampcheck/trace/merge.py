@@ -34,9 +34,10 @@ LISTED = 8  # op names listed per difference
 
 
 def merge(reports: Iterable[TraceReport]) -> TraceReport:
-    """One report for the whole job; raises ValueError (one line) for traces of different runs."""
+    """One report for the whole job; raises ValueError (one line) for traces of different runs.
+    A single trace of a single process comes back as it is."""
     ranked = _order(list(reports))
-    if len(ranked) == 1:
+    if len(ranked) == 1 and not RankInfo.from_json(ranked[0][1].meta).distributed:
         return ranked[0][1]
     merged = TraceReport(
         meta=_merged_meta(ranked),
@@ -58,8 +59,12 @@ def merge(reports: Iterable[TraceReport]) -> TraceReport:
 
 
 def load(paths: Iterable[str]) -> TraceReport:
-    """The report behind `ampcheck report PATH...`: a file, several files, or directories of
-    `trace.rank*.json`, merged when there is more than one."""
+    """The report behind `ampcheck report PATH...`: one file as it was saved; otherwise the
+    merge of the files and of the directories' `trace.rank*.json` (a directory holding one
+    rank of a larger job still says which ranks are missing)."""
+    paths = list(paths)
+    if len(paths) == 1 and not Path(paths[0]).is_dir():
+        return TraceReport.load(paths[0])
     files: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir():

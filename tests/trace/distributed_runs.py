@@ -1,0 +1,55 @@
+"""Launch real multi-process runs for the distributed tests: torchrun on loopback, gloo, CPU.
+
+Each distinct run happens once per test process (cached) because starting ranks costs
+seconds; tests only read the traces it leaves behind.
+"""
+from __future__ import annotations
+
+import atexit
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from conftest import FIXTURES, ROOT
+
+DISTRIBUTED = FIXTURES / "distributed"
+RUN_TIMEOUT_S = 120
+
+_scratch = Path(tempfile.mkdtemp(prefix="ampcheck-distributed-"))
+atexit.register(shutil.rmtree, _scratch, ignore_errors=True)
+
+
+def launch_env() -> dict[str, str]:
+    """One thread per rank (two ranks share a small machine) and quiet fixture scripts."""
+    env = {key: value for key, value in os.environ.items() if key not in ("RANK", "LOCAL_RANK", "WORLD_SIZE")}
+    env.update(OMP_NUM_THREADS="1", TOYNET_QUIET="1", PYTHONPATH=str(ROOT))
+    return env
+
+
+def torchrun(*args: str, nproc: int = 2) -> subprocess.CompletedProcess:
+    """`torchrun --standalone` picks a free loopback port, so parallel runs never collide."""
+    command = [
+        sys.executable, "-m", "torch.distributed.run",
+        "--standalone", f"--nproc-per-node={nproc}", "--max-restarts=0", *args,
+    ]
+    return subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, env=launch_env(), cwd=_scratch)
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "ampcheck", *args],
+        capture_output=True, text=True, timeout=RUN_TIMEOUT_S, env=launch_env(), cwd=_scratch,
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def traced(script: str, *script_args: str, nproc: int = 2) -> Path:
+    """Trace `fixtures/distributed/<script>` on `nproc` ranks; return the directory of rank traces."""
+    out = _scratch / f"{Path(script).stem}-{nproc}{''.join(script_args)}"
+    result = torchrun("-m", "ampcheck", "trace", "--out", str(out), str(DISTRIBUTED / script), "--", *script_args, nproc=nproc)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return out
