@@ -97,13 +97,6 @@ def lint(
     except Exception as err:  # the promise is one line, never a traceback
         raise _fail(f"internal error: {type(err).__name__}: {err}")
 
-    for line in result.problems:
-        click.echo(f"ampcheck: warning: {line}", err=True)
-    for line in result.internal_errors:
-        click.echo(f"ampcheck: error: {line}", err=True)
-    for path in result.missing:
-        click.echo(f"ampcheck: error: {path}: no such file or folder", err=True)
-
     if diff:
         sys.stdout.write("".join(result.diffs))
         noun = "error" if result.fixed == 1 else "errors"
@@ -112,6 +105,14 @@ def lint(
     else:
         sys.stdout.write(render(result.findings, output_format, statistics=statistics, fixed=result.fixed))
         failed = bool(result.findings)
+    sys.stdout.flush()
+    # After the report, so a run that could not check everything never ends on its summary.
+    for line in result.problems:
+        click.echo(f"ampcheck: warning: {line}", err=True)
+    for line in result.internal_errors:
+        click.echo(f"ampcheck: error: {line}", err=True)
+    for path in result.missing:
+        click.echo(f"ampcheck: error: {path}: no such file or folder", err=True)
     if result.missing or result.internal_errors:
         raise click.exceptions.Exit(2)
     raise click.exceptions.Exit(1 if failed and not exit_zero else 0)
