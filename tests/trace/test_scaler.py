@@ -148,3 +148,28 @@ def test_the_scaler_section_round_trips_through_json(tmp_path):
     loaded = TraceReport.load(report.save(tmp_path / "trace.json"))
     assert loaded.sections == report.sections
     assert [f.to_json() for f in loaded.findings()] == [f.to_json() for f in report.findings()]
+
+
+def test_the_observer_reads_nothing_back_while_the_loop_runs(monkeypatch):
+    """Host reads (item/tolist/cpu/float/bool/int) sync a GPU; the observer's only reads are
+    at the end of the trace, so the loop syncs exactly when GradScaler itself does."""
+    import ampcheck.trace.scaler as observer_module
+
+    reads: list[tuple[str, bool]] = []
+    state = {"in_loop": False}
+    for name in ("item", "tolist", "cpu", "__float__", "__bool__", "__int__"):
+        original = getattr(torch.Tensor, name)
+
+        def counted(tensor, *args, _original=original, _name=name, **kwargs):
+            caller = sys._getframe(1).f_code.co_filename
+            if caller == observer_module.__file__:
+                reads.append((_name, state["in_loop"]))
+            return _original(tensor, *args, **kwargs)
+
+        monkeypatch.setattr(torch.Tensor, name, counted)
+    with ampcheck.trace() as t:
+        state["in_loop"] = True
+        train(steps=5, overflow_at=2, clip="after_unscale", scheduler=True)
+        state["in_loop"] = False
+    assert only_scaler(t.report)["skipped"] == [2]
+    assert reads and not any(in_loop for _, in_loop in reads)
