@@ -171,6 +171,7 @@ def differences(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]]:
     """What differs between the ranks, most consequential first: {kind, ranks, message}."""
     found: list[dict[str, Any]] = []
     found += _missing_ranks(ranked)
+    found += _exit_status(ranked)
     found += _autocast(ranked)
     found += _coverage(ranked)
     found += _steps(ranked)
@@ -211,6 +212,17 @@ def _missing_ranks(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]
         return []
     return [_difference("missing_ranks", missing,
                         f"no trace for {_ranks(missing)} of world size {world}: the comparison covers the others")]
+
+
+def _exit_status(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]]:
+    """A rank that crashed or exited early traced less than the others: say so first."""
+    status = {rank: report.meta["exit_status"] for rank, report in ranked if "exit_status" in report.meta}
+    failed = [rank for rank, code in status.items() if code != 0]
+    if not failed:
+        return []
+    return [_difference("exit_status", failed,
+                        f"the traced script did not exit cleanly on {_ranks(failed)} (exit status {_spread(status)}): "
+                        "a rank that stopped early traced less than the others")]
 
 
 def _autocast(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]]:

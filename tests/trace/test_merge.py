@@ -80,6 +80,14 @@ def test_merging_refuses_a_rank_given_twice():
         TraceReport.merge([rank0, rank0])
 
 
+def test_a_rank_whose_script_failed_is_named_first():
+    rank0, rank1 = ranks_of(traced("ddp_bf16.py"))
+    rank1.meta["exit_status"] = 1
+    first = TraceReport.merge([rank0, rank1]).sections["ranks"]["differences"][0]
+    assert first["kind"] == "exit_status" and first["ranks"] == [1]
+    assert "0 on rank 0; 1 on rank 1" in first["message"]
+
+
 def test_a_directory_missing_a_rank_says_which(tmp_path):
     (tmp_path / "trace.rank1.json").write_bytes((traced("ddp_bf16.py") / "trace.rank1.json").read_bytes())
     merged = load([str(tmp_path)])
