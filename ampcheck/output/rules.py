@@ -38,13 +38,13 @@ class Stat:
     code: str
     name: str
     count: int
-    fixable: int
+    fixable: int  # how many `--fix` fixes (safe fixes)
 
 
 def statistics(findings: Sequence[Finding]) -> list[Stat]:
     """Counts per code, most frequent first (then by code)."""
     counts = Counter(f.code for f in findings)
-    fixable = Counter(f.code for f in findings if f.fix is not None)
+    fixable = Counter(f.code for f in findings if f.fix is not None and f.fix.applicability == "safe")
     return [
         Stat(code, info(code).name, n, fixable[code])
         for code, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
