@@ -84,6 +84,8 @@ class NumericsObserver:
         self._torch = torch
         self._fp16 = torch.float16
         self._checked = frozenset({torch.float16, torch.bfloat16, torch.float32, torch.float64})
+        self._plain = (torch.Tensor, torch.nn.Parameter)
+        self._strided = torch.strided
         self._sampling = trace.steps % self.every == 0
 
     def on_op(self, trace: Any, func: Any, args: tuple, kwargs: dict, out: Any, key: tuple) -> None:
@@ -127,7 +129,10 @@ class NumericsObserver:
     # -- the hot path ------------------------------------------------------------------------
     def _reduce(self, tensor: "torch.Tensor", key: tuple) -> None:
         dtype = tensor.dtype
-        if dtype not in self._checked or tensor.numel() == 0:
+        # plain dense tensors only: a subclass (DTensor, FakeTensor) would run its own
+        # machinery (collectives, no data), sparse and meta tensors have no values to reduce
+        if (dtype not in self._checked or tensor.__class__ not in self._plain or tensor.is_meta
+                or tensor.layout is not self._strided or tensor.numel() == 0):
             return
         torch = self._torch
         device = tensor.device

@@ -109,3 +109,20 @@ def test_numerics_leave_training_results_bitwise_identical():
         traced = train(steps=3, overflow_at=1)
     for a, b in zip(plain.parameters(), traced.parameters()):
         assert torch.equal(a, b)
+
+
+def test_sparse_meta_and_subclass_outputs_are_skipped_not_reduced():
+    from types import SimpleNamespace
+
+    from ampcheck.trace.numerics import NumericsObserver
+
+    class Marked(torch.Tensor):
+        pass
+
+    observer = NumericsObserver()
+    observer.on_start(SimpleNamespace(steps=0))
+    for tensor in (torch.eye(3).to_sparse(), torch.empty(3, device="meta"), torch.ones(3).as_subclass(Marked)):
+        observer._reduce(tensor, key=("op",))
+    assert observer._pending == []
+    observer._reduce(torch.ones(3), key=("op",))
+    assert len(observer._pending) == 1
