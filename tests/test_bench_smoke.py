@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from tests.conftest import ROOT
 
 BENCH = ROOT / "bench"
 sys.path.insert(0, str(BENCH))
@@ -67,3 +67,14 @@ def test_lint_bench_runs_each_installed_peer(peer: str, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     label = lint_bench.PEERS[peer][0]
     assert f"| {label} | " in done.stdout and "skipped" not in done.stdout
+
+
+def test_trace_bench_measures_every_case_and_the_memory_table(tmp_path: Path) -> None:
+    pytest.importorskip("torch", reason="the trace benchmark needs torch (ampcheck[trace])")
+    results = tmp_path / "RESULTS.md"
+    done = run_bench("trace_bench.py", "--tiny", "--results", str(results), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    text = results.read_text()
+    for case in ("untraced", "empty TorchDispatchMode", "torch.profiler", "FlopCounterMode",
+                 "ampcheck.trace() default", "modules=False", "numerics=True", "peak RSS"):
+        assert case in text
