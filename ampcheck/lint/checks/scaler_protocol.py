@@ -499,7 +499,10 @@ def _amp110(model: FileModel) -> Iterator[Finding]:
             for st in step.of("scaler_step", s):
                 call = st.node
                 assert isinstance(call, cst.Call)
-                extra = len(call.args) > 1
+                extra = any(
+                    (a.keyword is None and not a.star) or (a.keyword is not None and a.keyword.value == "closure")
+                    for a in call.args[1:]
+                )  # `**kwargs` forwarded by a wrapper is not known to hold a closure
                 lbfgs = False
                 if call.args and isinstance(call.args[0].value, (cst.Name, cst.Attribute)):
                     ob = model.bindings.lookup(call.args[0].value, call)
