@@ -6,7 +6,8 @@ Subcommands live in `ampcheck.commands.*` and are imported only when invoked, so
 from __future__ import annotations
 
 import importlib
-from typing import Any, Optional
+import sys
+from typing import Optional
 
 import click
 
@@ -39,5 +40,17 @@ def cli() -> None:
     """Find mixed-precision (AMP) mistakes in PyTorch training code."""
 
 
-def main(argv: Optional[list[str]] = None) -> Any:
-    return cli.main(args=argv, prog_name="ampcheck")
+def main(argv: Optional[list[str]] = None) -> None:
+    """Run the CLI; click's multi-line usage errors become one `ampcheck: error:` line, exit 2."""
+    try:
+        status = cli.main(args=argv, prog_name="ampcheck", standalone_mode=False)
+    except click.UsageError as exc:
+        click.echo(f"ampcheck: error: {exc.format_message()}", err=True)
+        sys.exit(2)
+    except click.ClickException as exc:
+        click.echo(f"ampcheck: error: {exc.format_message()}", err=True)
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("ampcheck: aborted", err=True)
+        sys.exit(130)
+    sys.exit(status if isinstance(status, int) else 0)
