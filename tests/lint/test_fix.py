@@ -192,6 +192,65 @@ def test_every_fix_is_marked_safe():
     assert findings and {f.fix.applicability for f in findings} == {"safe"}
 
 
+def _applicability(source: str) -> list[tuple[str, int, str]]:
+    return [(f.code, f.line, f.fix.applicability) for f in lint_source(source, select="AMP4") if f.fix]
+
+
+def test_autocast_nested_in_another_region_without_dtype_is_unsafe():
+    """The old API always used float16; the new one reads the enclosing region's dtype."""
+    source = (
+        "import torch\n"
+        "with torch.autocast('cuda', dtype=torch.bfloat16):\n"
+        "    with torch.cuda.amp.autocast():\n"
+        "        pass\n"
+    )
+    assert _applicability(source) == [("AMP401", 3, "unsafe")]
+
+
+def test_nested_autocast_with_explicit_dtype_and_cache_stays_safe():
+    source = (
+        "import torch\n"
+        "with torch.autocast('cuda', dtype=torch.bfloat16):\n"
+        "    with torch.cuda.amp.autocast(True, torch.float16, cache_enabled=True):\n"
+        "        pass\n"
+    )
+    assert _applicability(source) == [("AMP401", 3, "safe")]
+
+
+def test_changing_the_default_autocast_dtype_makes_only_autocast_fixes_unsafe():
+    source = (
+        "import torch\n"
+        "torch.set_autocast_gpu_dtype(torch.bfloat16)\n"
+        "ctx = torch.cuda.amp.autocast()\n"
+        "scaler = torch.cuda.amp.GradScaler()\n"
+    )
+    assert _applicability(source) == [("AMP401", 3, "unsafe"), ("AMP402", 4, "safe")]
+
+
+def test_import_rewrite_is_unsafe_when_any_of_its_uses_is():
+    source = (
+        "import torch\n"
+        "from torch.cuda.amp import GradScaler, autocast\n"
+        "scaler = GradScaler()\n"
+        "with torch.autocast('cuda', dtype=torch.bfloat16):\n"
+        "    with autocast():\n"
+        "        pass\n"
+    )
+    assert _applicability(source) == [("AMP402", 3, "unsafe"), ("AMP401", 5, "unsafe")]
+
+
+def test_nested_default_dtype_really_differs(torch):
+    """Why the nested case is unsafe, shown on the CPU back end."""
+    source = (
+        "import torch\n"
+        "with torch.autocast('cpu', dtype=torch.float16):\n"
+        "    ctx = torch.cpu.amp.autocast()\n"
+    )
+    old = _run(torch, source)
+    new = _run(torch, apply_fixes(source, [f.fix for f in lint_source(source, select="AMP4")])[0])
+    assert (old["ctx"].fast_dtype, new["ctx"].fast_dtype) == (torch.bfloat16, torch.float16)
+
+
 # -- formatting, comments, idempotence --------------------------------------------------------
 def test_comments_and_layout_inside_the_call_are_kept():
     text = (DEPRECATED / "train_from_import.py").read_text()

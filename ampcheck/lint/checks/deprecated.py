@@ -23,7 +23,7 @@ from typing import Iterator, Optional, Sequence
 import libcst as cst
 from libcst.metadata import CodePosition
 
-from ampcheck.findings import Edit, Finding, Fix
+from ampcheck.findings import Applicability, Edit, Finding, Fix
 from ampcheck.lint.checks import check
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import dotted
@@ -69,6 +69,19 @@ MOVABLE: dict[str, frozenset[str]] = {
 # The old autocast took (enabled, dtype, cache_enabled); torch.amp.autocast takes
 # (device_type, dtype, enabled, cache_enabled), so positional arguments get their names.
 OLD_AUTOCAST_PARAMS = ("enabled", "dtype", "cache_enabled")
+
+# The old autocast always passed dtype and cache_enabled; torch.amp.autocast reads the
+# current thread's setting when they are not given, which an enclosing autocast region or
+# these calls change.
+AMBIENT_SETTERS = frozenset(
+    f"torch.{name}"
+    for name in (
+        "set_autocast_dtype",
+        "set_autocast_gpu_dtype",
+        "set_autocast_cpu_dtype",
+        "set_autocast_cache_enabled",
+    )
+)
 
 _VERSION_TEST = re.compile(
     r"(?i:version)|TORCH|is_torch_|(?:has|get)attr\(\s*(?:torch|amp)\b"
@@ -208,6 +221,23 @@ def _argument_edits(model: FileModel, use: Use) -> Optional[list[Span]]:
     return edits
 
 
+def _reads_ambient_state(model: FileModel, use: Use) -> bool:
+    """Whether the rewritten autocast may pick up a dtype or cache setting the old one did
+    not: it leaves one of them to the default and the file visibly changes that default
+    (a call nested in another autocast region, or torch.set_autocast_*)."""
+    if use.old.name != "autocast" or use.call is None:
+        return False
+    args = use.call.args[use.skip :]
+    positional = [a for a in args if a.keyword is None and not a.star]
+    given = {a.keyword.value for a in args if a.keyword is not None}
+    given.update(OLD_AUTOCAST_PARAMS[: len(positional)])
+    if {"dtype", "cache_enabled"} <= given:
+        return False
+    return model.regions.enclosing(use.node) is not None or any(
+        model.callee(c) in AMBIENT_SETTERS for c in model.calls
+    )
+
+
 def _to_edits(spans: list[Span]) -> tuple[Edit, ...]:
     """1-based Edits; edits that touch (an insertion right after a replacement, two
     insertions at one point) become one, in the order they were made."""
@@ -290,10 +320,11 @@ def _groups(sites: list[_Site]) -> list[tuple[set[str], list[_Site]]]:
 
 def _import_rewrites(
     model: FileModel, uses: list[Use], tails: dict[int, Optional[list[Span]]], shim: set[int]
-) -> dict[int, tuple[Edit, ...]]:
-    """For each use covered by a provably equivalent import rewrite: the whole group's edits."""
+) -> dict[int, tuple[tuple[Edit, ...], Applicability]]:
+    """For each use covered by an equivalent import rewrite: the whole group's edits, unsafe
+    if any use in the group is."""
     by_head = {id(_head(u.ref)): i for i, u in enumerate(uses)}
-    out: dict[int, tuple[Edit, ...]] = {}
+    out: dict[int, tuple[tuple[Edit, ...], Applicability]] = {}
     for names, sites in _groups(list(_sites(model))):
         if not all(s.ok for s in sites):
             continue
@@ -308,8 +339,9 @@ def _import_rewrites(
             members += idx  # type: ignore[arg-type]
         else:
             spans = [s.edit for s in sites] + [e for i in members for e in tails[i] or ()]
-            edits = _to_edits(spans)
-            out.update((i, edits) for i in members)
+            unsafe = any(_reads_ambient_state(model, uses[i]) for i in members)
+            fix = (_to_edits(spans), "unsafe" if unsafe else "safe")
+            out.update((i, fix) for i in members)
     return out
 
 
@@ -342,15 +374,17 @@ def _fixes(model: FileModel, uses: list[Use], shim: set[int]) -> dict[int, Fix]:
         tail = tails[i]
         if i in shim or tail is None:
             continue
-        edits = grouped.get(i)
-        if edits is None:
+        if i in grouped:
+            edits, applicability = grouped[i]
+        else:
             head = _head(use.ref)
             torch_name = head.value if model.qualname(head) == "torch" else module_torch
             if torch_name is None:
                 continue
             callee = _replace(model, use.ref, f"{torch_name}.amp.{use.old.name}")
             edits = _to_edits([callee, *tail])
-        fixes[i] = Fix(_fix_message(use.old), edits, "safe")
+            applicability = "unsafe" if _reads_ambient_state(model, use) else "safe"
+        fixes[i] = Fix(_fix_message(use.old), edits, applicability)
     return fixes
 
 
