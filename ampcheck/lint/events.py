@@ -242,33 +242,39 @@ class StepEvents:
         if quals:
             self._library_call(call, quals, last, env, out)
             return
+        target = self._callee(call, env)
         if isinstance(func, cst.Attribute):
             recv = func.value
-            method = func.attr.value
             scaler = self._scaler(recv, env)
             if scaler is not None:
-                self._scaler_call(call, method, scaler, env, out)
+                self._scaler_call(call, func.attr.value, scaler, env, out)
                 return
-            if method == "backward":
-                self._backward(call, recv, env, out)
+            # a method of this file (`self.backward(loss)` of a wrapper) is followed below
+            if target is None and self._method_event(call, func, env, out):
                 return
-            if method == "step" and self._is_optimizer(recv, env):
-                out.append(self._event("opt_step", call, env, target=self._text(recv, env)))
-                return
-            if method == "zero_grad":
-                out.append(self._event("zero_grad", call, env, target=self._text(recv, env)))
-                return
-        if last in _CLIP and isinstance(func, cst.Name):
+        if last in _CLIP and isinstance(func, cst.Name) and target is None:
             out.append(self._event("grad_use", call, env))
             return
-        target = self._callee(call, env) if follow else None
-        if target is not None and target not in env.stack and len(env.stack) < _MAX_DEPTH:
-            self._inline(call, target, env, out)
+        if target is not None:
+            if follow and target not in env.stack and len(env.stack) < _MAX_DEPTH:
+                self._inline(call, target, env, out)
             return
-        if target is None and last not in _BUILTINS:
+        if last not in _BUILTINS:
             handed = self._handed(call, env)
             if handed:
                 out.append(self._event("opaque", call, env, target=frozenset(handed)))
+
+    def _method_event(self, call: cst.Call, func: cst.Attribute, env: _Env, out: list[Event]) -> bool:
+        recv, method = func.value, func.attr.value
+        if method == "backward":
+            self._backward(call, recv, env, out)
+        elif method == "step" and self._is_optimizer(recv, env):
+            out.append(self._event("opt_step", call, env, target=self._text(recv, env)))
+        elif method == "zero_grad":
+            out.append(self._event("zero_grad", call, env, target=self._text(recv, env)))
+        else:
+            return False
+        return True
 
     def _library_call(self, call: cst.Call, quals: frozenset[str], last: Optional[str], env: _Env, out: list[Event]) -> None:
         if any(q == "torch.save" for q in quals):
@@ -505,7 +511,9 @@ def _tensor_like(recv: cst.BaseExpression) -> bool:
     """A receiver that names a tensor rather than an engine (`loss`, `out.sum()`)."""
     text = dotted(recv) or ""
     last = text.rsplit(".", 1)[-1].lower()
-    return not any(w in last for w in ("accelerator", "engine", "fabric", "model", "trainer", "wrapper", "runner"))
+    return last != "self" and not any(
+        w in last for w in ("accelerator", "engine", "fabric", "model", "trainer", "wrapper", "runner")
+    )
 
 
 def _positional_params(fn: cst.FunctionDef) -> list[str]:
