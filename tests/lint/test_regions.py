@@ -47,7 +47,7 @@ def test_manager_stored_in_a_maybe_nullcontext_variable_is_a_maybe_region() -> N
     _check("regions_nanogpt_ctx.py")
 
 
-def test_every_spelling_alias_nesting_decorator_and_partial_opens_a_region() -> None:
+def test_every_spelling_alias_nesting_decorator_partial_and_one_level_of_calls_opens_a_region() -> None:
     _check("regions_spellings.py")
 
 

@@ -100,6 +100,8 @@ def _is_bce(model: FileModel, call: cst.Call) -> bool:
 
 @check("AMP303")
 def manual_cast_in_autocast(model: FileModel) -> Iterable[Finding]:
+    if not model.regions.all:
+        return
     for cast in model.casts.all:
         if cast.dtype not in ("float16", "bfloat16") or cast.model_key is not None:
             continue
@@ -216,6 +218,8 @@ def _device_arg(call: cst.Call) -> Optional[cst.BaseExpression]:
 def _device_problem(model: FileModel, expr: cst.BaseExpression) -> tuple[Optional[str], Optional[Fix]]:
     if _is_device_object(model, expr):
         return "autocast takes a device type string such as \"cuda\", not a torch.device; pass `device.type`", None
+    if isinstance(expr, cst.Attribute) and expr.attr.value != "type" and _is_device_object(model, expr.value):
+        return f"autocast takes the device type (`.type`) of a torch.device, not its `.{expr.attr.value}`", None
     value = model.consts.value(expr)
     if not isinstance(value, str) or ":" not in value:
         return None, None
