@@ -85,6 +85,12 @@ def test_fixed_example_no_longer_raises_its_code(code: str):
     assert applied and code not in {f.code for f in findings(code, fixed)}
 
 
+@pytest.mark.parametrize("code", sorted(all_codes()))
+def test_registered_check_code_has_a_doc(code: str):
+    documented = code in DOCS
+    assert documented, f"{code} is registered by a check but ampcheck/rules/{code}.md is missing"
+
+
 @pytest.mark.parametrize("code", LINT_DOCS)
 def test_lint_doc_has_a_registered_check(code: str):
     registered = code in all_codes() | ENGINE_CODES
