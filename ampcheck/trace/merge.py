@@ -115,9 +115,10 @@ def _sum(items: Iterable[Any], key: Callable[[Any], tuple], fields: tuple[str, .
     """Add up records with the same key (copies; the ranks' reports are left as they were)."""
     totals: dict[tuple, Any] = {}
     for item in items:
-        seen = totals.get(key(item))
+        k = key(item)
+        seen = totals.get(k)
         if seen is None:
-            totals[key(item)] = replace(item)
+            totals[k] = replace(item)
             continue
         for name in fields:
             setattr(seen, name, getattr(seen, name) + getattr(item, name))
