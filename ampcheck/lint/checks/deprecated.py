@@ -102,10 +102,11 @@ class Use:
 
 def _uses(model: FileModel) -> Iterator[Use]:
     for call in model.calls:
-        old = DEPRECATED.get(model.callee(call) or "")
+        callee = model.callee(call)
+        old = DEPRECATED.get(callee or "")
         if old is not None:
             yield Use(call, call.func, old, call)
-        elif model.callee(call) == "functools.partial" and call.args and not call.args[0].keyword:
+        elif callee == "functools.partial" and call.args and not call.args[0].keyword:
             old = DEPRECATED.get(model.qualname(call.args[0].value) or "")
             if old is not None and not call.args[0].star:
                 yield Use(call, call.args[0].value, old, call, skip=1)
@@ -221,10 +222,10 @@ def _argument_edits(model: FileModel, use: Use) -> Optional[list[Span]]:
     return edits
 
 
-def _reads_ambient_state(model: FileModel, use: Use) -> bool:
+def _reads_ambient_state(model: FileModel, use: Use, defaults_changed: bool) -> bool:
     """Whether the rewritten autocast may pick up a dtype or cache setting the old one did
     not: it leaves one of them to the default and the file visibly changes that default
-    (a call nested in another autocast region, or torch.set_autocast_*)."""
+    (a call nested in another autocast region, or torch.set_autocast_* somewhere)."""
     if use.old.name != "autocast" or use.call is None:
         return False
     args = use.call.args[use.skip :]
@@ -233,9 +234,7 @@ def _reads_ambient_state(model: FileModel, use: Use) -> bool:
     given.update(OLD_AUTOCAST_PARAMS[: len(positional)])
     if {"dtype", "cache_enabled"} <= given:
         return False
-    return model.regions.enclosing(use.node) is not None or any(
-        model.callee(c) in AMBIENT_SETTERS for c in model.calls
-    )
+    return defaults_changed or model.regions.enclosing(use.node) is not None
 
 
 def _to_edits(spans: list[Span]) -> tuple[Edit, ...]:
@@ -319,7 +318,11 @@ def _groups(sites: list[_Site]) -> list[tuple[set[str], list[_Site]]]:
 
 
 def _import_rewrites(
-    model: FileModel, uses: list[Use], tails: dict[int, Optional[list[Span]]], shim: set[int]
+    model: FileModel,
+    uses: list[Use],
+    tails: dict[int, Optional[list[Span]]],
+    shim: set[int],
+    defaults_changed: bool,
 ) -> dict[int, tuple[tuple[Edit, ...], Applicability]]:
     """For each use covered by an equivalent import rewrite: the whole group's edits, unsafe
     if any use in the group is."""
@@ -339,7 +342,7 @@ def _import_rewrites(
             members += idx  # type: ignore[arg-type]
         else:
             spans = [s.edit for s in sites] + [e for i in members for e in tails[i] or ()]
-            unsafe = any(_reads_ambient_state(model, uses[i]) for i in members)
+            unsafe = any(_reads_ambient_state(model, uses[i], defaults_changed) for i in members)
             fix = (_to_edits(spans), "unsafe" if unsafe else "safe")
             out.update((i, fix) for i in members)
     return out
@@ -367,13 +370,15 @@ def _module_torch(model: FileModel) -> Optional[str]:
 
 def _fixes(model: FileModel, uses: list[Use], shim: set[int]) -> dict[int, Fix]:
     tails = {i: _argument_edits(model, u) for i, u in enumerate(uses)}
-    grouped = _import_rewrites(model, uses, tails, shim)
+    defaults_changed = any(model.callee(c) in AMBIENT_SETTERS for c in model.calls)
+    grouped = _import_rewrites(model, uses, tails, shim, defaults_changed)
     module_torch = _module_torch(model)
     fixes: dict[int, Fix] = {}
     for i, use in enumerate(uses):
         tail = tails[i]
         if i in shim or tail is None:
             continue
+        applicability: Applicability
         if i in grouped:
             edits, applicability = grouped[i]
         else:
@@ -383,7 +388,8 @@ def _fixes(model: FileModel, uses: list[Use], shim: set[int]) -> dict[int, Fix]:
                 continue
             callee = _replace(model, use.ref, f"{torch_name}.amp.{use.old.name}")
             edits = _to_edits([callee, *tail])
-            applicability = "unsafe" if _reads_ambient_state(model, use) else "safe"
+            unsafe = _reads_ambient_state(model, use, defaults_changed)
+            applicability = "unsafe" if unsafe else "safe"
         fixes[i] = Fix(_fix_message(use.old), edits, applicability)
     return fixes
 
