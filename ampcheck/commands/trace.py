@@ -96,8 +96,9 @@ def trace(script: str, args: tuple[str, ...], out: Optional[str], steps: Optiona
         args = args[1:]
     if out and out.endswith(("/", os.sep)):  # a trailing slash asks for a directory
         os.makedirs(out, exist_ok=True)
+    launch = ranks.from_environment()
     try:
-        target = ranks.output_path(out, ranks.from_environment())
+        target = ranks.output_path(out, launch)
     except ranks.OutputPathError as err:
         raise _fail(str(err))
     try:
@@ -126,6 +127,9 @@ def trace(script: str, args: tuple[str, ...], out: Optional[str], steps: Optiona
         except OSError as err:
             raise _fail(f"cannot write {target}: {err}")
         if not quiet:
-            click.echo("\n" + result.to_text(), err=True)
+            if not launch.rank:  # the ranks of a job would interleave their summaries: rank 0 speaks
+                click.echo("\n" + result.to_text(), err=True)
             click.echo(f"\nampcheck: trace report written to {written}", err=True)
+            if launch.distributed and not launch.rank:
+                click.echo(f"ampcheck: merge the ranks' traces with: ampcheck report {written.parent}", err=True)
     raise click.exceptions.Exit(status)

@@ -19,6 +19,7 @@ from conftest import FIXTURES, ROOT
 DISTRIBUTED = FIXTURES / "distributed"
 RUN_TIMEOUT_S = 120
 
+LAUNCH_OUTPUT: dict[Path, str] = {}  # trace directory -> what its torchrun run printed to stderr
 _scratch = Path(tempfile.mkdtemp(prefix="ampcheck-distributed-"))
 atexit.register(shutil.rmtree, _scratch, ignore_errors=True)
 
@@ -52,4 +53,5 @@ def traced(script: str, *script_args: str, nproc: int = 2) -> Path:
     out = _scratch / f"{Path(script).stem}-{nproc}{''.join(script_args)}"
     result = torchrun("-m", "ampcheck", "trace", "--out", str(out), str(DISTRIBUTED / script), "--", *script_args, nproc=nproc)
     assert result.returncode == 0, result.stdout + result.stderr
+    LAUNCH_OUTPUT[out] = result.stderr
     return out

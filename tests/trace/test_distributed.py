@@ -10,7 +10,7 @@ import pytest
 import ampcheck.trace
 from ampcheck.trace.ranks import OutputPathError, RankInfo, from_environment, output_path
 from ampcheck.trace.report import TraceReport
-from distributed_runs import DISTRIBUTED, launch_env, traced
+from distributed_runs import DISTRIBUTED, LAUNCH_OUTPUT, launch_env, traced
 from model_fixtures import build_step
 
 TORCHRUN_RANK_1 = {"RANK": "1", "LOCAL_RANK": "1", "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1"}
@@ -59,6 +59,15 @@ def test_each_rank_of_a_torchrun_job_writes_its_own_trace():
     for rank in (0, 1):
         meta = TraceReport.load(directory / f"trace.rank{rank}.json").meta
         assert RankInfo.from_json(meta) == RankInfo(rank=rank, local_rank=rank, world_size=2, backend="gloo")
+
+
+@pytest.mark.slow
+def test_only_rank_0_prints_the_summary_and_says_how_to_merge():
+    directory = traced("ddp_bf16.py")
+    printed = LAUNCH_OUTPUT[directory]
+    assert printed.count("matmul-class FLOPs in float16/bfloat16:") == 1
+    assert f"ampcheck: trace report written to {directory / 'trace.rank1.json'}" in printed
+    assert f"ampcheck: merge the ranks' traces with: ampcheck report {directory}" in printed
 
 
 @pytest.mark.slow
