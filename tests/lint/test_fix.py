@@ -73,6 +73,10 @@ def fix_all(text: str) -> str:
             "import torch\ng = torch.cuda.amp.custom_bwd(backward)\n",
             'import torch\ng = torch.amp.custom_bwd(backward, device_type="cuda")\n',
         ),
+        (  # the device goes right after "(", before anything else inside the parentheses
+            "import torch\nctx = torch.cuda.amp.autocast(  # fp16 region\n)\n",
+            'import torch\nctx = torch.amp.autocast("cuda"  # fp16 region\n)\n',
+        ),
         (
             "import functools, torch\np = functools.partial(torch.cuda.amp.autocast, dtype=d)\n",
             'import functools, torch\np = functools.partial(torch.amp.autocast, "cuda", dtype=d)\n',

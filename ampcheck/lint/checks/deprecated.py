@@ -182,9 +182,9 @@ def _replace(model: FileModel, node: cst.CSTNode, text: str) -> Span:
     return (r.start, r.end, text)
 
 
-def _before_close(model: FileModel, call: cst.Call) -> CodePosition:
-    end = model.range(call).end  # a call's range ends just after its ")"
-    return CodePosition(end.line, end.column - 1)
+def _after_open(model: FileModel, call: cst.Call) -> CodePosition:
+    """Right after the call's "(": where the first argument goes when there is none."""
+    return model.range(call.whitespace_before_args).start
 
 
 def _argument_edits(model: FileModel, use: Use) -> Optional[list[Span]]:
@@ -200,7 +200,7 @@ def _argument_edits(model: FileModel, use: Use) -> Optional[list[Span]]:
     if use.skip:  # partial(old, ...): with no further arguments, add after the old API
         empty = (model.range(use.call.args[0]).end, ", ")
     else:
-        empty = (_before_close(model, use.call), "")
+        empty = (_after_open(model, use.call), "")
     if old.takes_device_type:
         keyword = f'device_type="{old.device}"'
         named = [a for a in args if a.keyword is not None or a.star == "**"]
