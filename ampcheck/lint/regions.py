@@ -14,7 +14,7 @@ API (facet `model.regions`):
 - `model.regions.enclosing(node)`: the innermost region covering `node`, a disabled one
   included, so callers see that `autocast(enabled=False)` turned autocast off there.
 - `model.regions.active(node)`: the innermost region unless it is certainly disabled.
-- `model.regions.uses_autocast`: whether the file uses autocast at all.
+- `model.regions.uses_autocast`: whether the file may turn autocast on at all.
 - `model.regions.config(call)`: the (device, dtype, enabled) of one `autocast(...)` call.
 
 Regions come from `with` items (several per statement, nested), every autocast spelling
@@ -113,9 +113,16 @@ class Regions:
 
     @property
     def uses_autocast(self) -> bool:
-        return bool(self.all) or any(self.is_autocast(c.func) for c in self.model.calls) or any(
-            self.is_autocast(a) for a in self.model.attributes
-        )
+        """Whether the file may turn autocast on: a region not certainly disabled, an
+        autocast call that is not `enabled=False`, or autocast passed around by name
+        (`partial(torch.autocast, ...)`, `amp_autocast = torch.autocast`). A file that only
+        ever disables autocast (apex's fused ops) does not use it."""
+        if any(r.enabled is not False for r in self.all):
+            return True
+        called = {id(c.func) for c in self.model.calls}
+        if any(self.config(c) is not None and self.config(c).enabled is not False for c in self.model.calls):  # type: ignore[union-attr]
+            return True
+        return any(id(a) not in called and self.is_autocast(a) for a in self.model.attributes)
 
     def is_autocast(self, expr: cst.BaseExpression) -> bool:
         """Whether `expr` names autocast itself, certainly (every candidate is a spelling)."""

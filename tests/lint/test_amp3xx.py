@@ -54,9 +54,15 @@ def test_custom_function_without_amp_decorators_in_an_autocast_file_is_flagged()
 
 
 @pytest.mark.parametrize(
-    "name", ["clean_custom_function_decorated.py", "clean_function_without_autocast.py"]
+    "name",
+    [
+        "clean_custom_function_decorated.py",
+        "clean_function_without_autocast.py",
+        "clean_function_in_file_that_only_disables_autocast.py",
+        "clean_apex_fused_function.py",
+    ],
 )
-def test_decorated_custom_function_or_a_file_without_autocast_is_silent(name: str) -> None:
+def test_decorated_function_a_file_without_autocast_or_a_function_applied_with_autocast_off_is_silent(name: str) -> None:
     _assert_clean(name)
 
 

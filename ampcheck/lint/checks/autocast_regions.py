@@ -143,7 +143,7 @@ def custom_function_without_amp_decorators(model: FileModel) -> Iterable[Finding
             f.name.value: f for f in model.functions if model.parent(model.parent(f)) is cls and f.name.value in _AMP_DECORATORS
         }
         forward = methods.get("forward")
-        if forward is None:
+        if forward is None or _applied_only_without_autocast(model, cls):
             continue
         decorated = {name: _decorators(model, fn) for name, fn in methods.items()}
         if any(d & _DEPRECATED_DECORATORS for d in decorated.values()):
@@ -156,6 +156,17 @@ def custom_function_without_amp_decorators(model: FileModel) -> Iterable[Finding
                 f"autograd.Function {cls.name.value} has no torch.amp.{' / '.join(sorted(missing))} in a file that uses "
                 "autocast; its backward then runs under a different autocast state than its forward",
             )
+
+
+def _applied_only_without_autocast(model: FileModel, cls: cst.ClassDef) -> bool:
+    """Every `Cls.apply(...)` in the file runs under `autocast(enabled=False)` (apex casts the
+    inputs itself, then applies the Function with autocast off): forward and backward then
+    agree."""
+    applies = [
+        c for c in model.calls
+        if isinstance(c.func, cst.Attribute) and c.func.attr.value == "apply" and dotted(c.func.value) == cls.name.value
+    ]
+    return bool(applies) and all((r := model.regions.enclosing(c)) is not None and r.enabled is False for c in applies)
 
 
 def _has_amp_decorator(names: frozenset[str], method: str) -> bool:
