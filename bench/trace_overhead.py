@@ -7,7 +7,9 @@ every round, `steps` training steps: plain, under an empty TorchDispatchMode, an
 `ampcheck.trace()` (default options). Overhead per op = (time - plain time) / aten ops per
 step, in steady state (entering the trace and building its report are per trace, not
 per op, and are left out); the ratio trace/empty is taken per round and the median over rounds is reported, so
-a busy machine moves both sides together. Reusable: `FIXTURES`, `build_step(name)`,
+a busy machine moves both sides together. Times are this process's CPU time
+(`time.process_time`, one intra-op thread), which a machine shared with other jobs disturbs far
+less than wall-clock time. Reusable: `FIXTURES`, `build_step(name)`,
 `count_ops(step)` and `measure(...)` serve bigger benchmarks.
 """
 from __future__ import annotations
@@ -71,10 +73,10 @@ def _time(step: Callable[[], object], steps: int, context: Callable[[], object])
     the report) are left out; they are per trace, not per op."""
     with context():
         step()
-        start = time.perf_counter()
+        start = time.process_time()
         for _ in range(steps):
             step()
-        return time.perf_counter() - start
+        return time.process_time() - start
 
 
 class _Plain:

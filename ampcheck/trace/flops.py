@@ -1,10 +1,14 @@
 """FLOP formulas per aten op: torch.utils.flop_counter's registry plus CPU attention.
 
-The tracer asks `formula_for(func)` once per OpOverload; ops with a formula are the
-"matmul-class" ops that the coverage headline is about (mm/addmm/bmm/baddbmm, convolutions,
-attention, forward and backward). The registry's own entry points convert arguments with
-pytree (tens of µs per call), so this module calls the unwrapped shape formulas with shapes
-it extracts itself (about 1 µs).
+The tracer asks `formula_for(func)` once per OpOverload and calls the result as
+`fn(args, kwargs, out) -> FLOPs` on every call of that op; ops with a formula are the
+"matmul-class" ops the coverage headline is about (mm/addmm/bmm/baddbmm, convolutions,
+attention, forward and backward). The registry's own entry points convert every argument
+with pytree (tens of µs per call, and addmm/baddbmm/attention re-enter them), so:
+  * the matmul family and CPU's fused attention (absent from the registry, which covers
+    CUDA's kernels) are counted here from the tensors' shapes, with the registry's formulas;
+  * every other registered op calls the registry's unwrapped shape formula with shapes
+    extracted here. `tests/trace/test_records.py` checks the totals against FlopCounterMode.
 """
 from __future__ import annotations
 
@@ -17,40 +21,39 @@ Formula = Callable[[tuple, dict, Any], int]
 _Tensor = torch.Tensor
 
 
-def _cpu_sdpa(query: Any, key: Any, value: Any, *args: Any, out_shape: Any = None, **kwargs: Any) -> int:
-    """flop_counter.sdpa_flop_count: scores q@k^T, then scores@v (query heads count)."""
-    b, h, s_q, d_q = query
-    return 2 * b * h * s_q * key[2] * (d_q + value[3])
+def _mm(args: tuple, kwargs: dict, out: Any) -> int:
+    m, k = args[0].shape
+    return 2 * m * k * args[1].shape[1]
 
 
-def _cpu_sdpa_backward(grad_out: Any, query: Any, key: Any, value: Any, *args: Any,
-                       out_shape: Any = None, **kwargs: Any) -> int:
-    """flop_counter.sdpa_backward_flop_count: recomputed scores, grad scores, grad v, grad q,
-    grad k: five batched matmuls."""
-    b, h, s_q, d_q = query
-    return 2 * b * h * s_q * key[2] * (3 * d_q + 2 * value[3])
+def _addmm(args: tuple, kwargs: dict, out: Any) -> int:
+    m, k = args[1].shape
+    return 2 * m * k * args[2].shape[1]
 
 
-def _mm(a: Any, b: Any, *args: Any, out_shape: Any = None, **kwargs: Any) -> int:
-    return 2 * a[0] * a[1] * b[1]
+def _bmm(args: tuple, kwargs: dict, out: Any) -> int:
+    b, m, k = args[0].shape
+    return 2 * b * m * k * args[1].shape[2]
 
 
-def _addmm(bias: Any, a: Any, b: Any, *args: Any, out_shape: Any = None, **kwargs: Any) -> int:
-    return 2 * a[0] * a[1] * b[1]
+def _baddbmm(args: tuple, kwargs: dict, out: Any) -> int:
+    b, m, k = args[1].shape
+    return 2 * b * m * k * args[2].shape[2]
 
 
-def _bmm(a: Any, b: Any, *args: Any, out_shape: Any = None, **kwargs: Any) -> int:
-    return 2 * a[0] * a[1] * a[2] * b[2]
+def _cpu_sdpa(args: tuple, kwargs: dict, out: Any) -> int:
+    """sdpa_flop_count: scores q@k^T, then scores@v (query heads count)."""
+    b, h, s_q, d_q = args[0].shape
+    return 2 * b * h * s_q * args[1].shape[2] * (d_q + args[2].shape[3])
 
 
-def _baddbmm(bias: Any, a: Any, b: Any, *args: Any, out_shape: Any = None, **kwargs: Any) -> int:
-    return 2 * a[0] * a[1] * a[2] * b[2]
+def _cpu_sdpa_backward(args: tuple, kwargs: dict, out: Any) -> int:
+    """sdpa_backward_flop_count: recomputed scores, grad scores, grad v, grad q, grad k."""
+    b, h, s_q, d_q = args[1].shape
+    return 2 * b * h * s_q * args[2].shape[2] * (3 * d_q + 2 * args[3].shape[3])
 
 
-# Checked before the registry: the matmul family with flop_counter's own formulas, minus the
-# pytree re-wrapping its addmm/baddbmm pay on every call; and CPU's fused attention kernels,
-# which the registry (written for CUDA's) lacks.
-_OWN: dict[str, Callable[..., int]] = {
+_OWN: dict[str, Formula] = {
     "mm": _mm,
     "addmm": _addmm,
     "bmm": _bmm,
@@ -70,9 +73,10 @@ def _shape(value: Any) -> Any:
 
 def formula_for(func: torch._ops.OpOverload) -> Optional[Formula]:
     """A function `(args, kwargs, out) -> FLOPs` for this op, or None if it has no formula."""
-    raw = _OWN.get(func.overloadpacket.__name__)
-    if raw is None:
-        raw = getattr(flop_registry.get(func.overloadpacket), "__wrapped__", None)
+    own = _OWN.get(func.overloadpacket.__name__)
+    if own is not None:
+        return own
+    raw = getattr(flop_registry.get(func.overloadpacket), "__wrapped__", None)
     if raw is None:
         return None
 

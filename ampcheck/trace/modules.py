@@ -18,7 +18,7 @@ re-running forward) is recompute; its ops are attributed through the stack.
 Names: a module first seen at the top of the stack is a root, named by its class (`MLP`;
 the second root of the same class `Linear#2`, and so on); its
 descendants get their state_dict names relative to it (`encoder.layers.3.attn`). No tensors
-are held: names live in a WeakKeyDictionary keyed by module, and parameters are known by
+are held: modules are known by weak reference, and parameters are known by
 `id()` for as long as their root module lives.
 """
 from __future__ import annotations
@@ -32,7 +32,6 @@ from torch.nn.modules import module as nn_module
 
 _graph_task_id = torch._C._current_graph_task_id
 _sequence_nr = torch._C._autograd._get_sequence_nr
-_current_node = torch._C._current_autograd_node
 _grad_enabled = torch.is_grad_enabled
 ACCUMULATE_GRAD_SEQ = 2**64 - 1  # AccumulateGrad nodes carry UINT64_MAX
 MAX_INTERVALS = 1_000_000  # forward calls kept without any backward (grad on, no backward)
@@ -46,14 +45,16 @@ class ModuleTracker:
         # entries: (name, entered_in_backward, interval index or -1)
         self.stack: list[tuple[str, bool, int]] = []
         self.recompute_depth = 0
-        self._names: "weakref.WeakKeyDictionary[torch.nn.Module, str]" = weakref.WeakKeyDictionary()
+        # id(module) -> (weak reference, name): no weakref is created per call, and a dead
+        # module's reused id is caught by the reference check
+        self._names: dict[int, tuple[weakref.ref, str]] = {}
         self.param_names: dict[int, str] = {}
         self.roots: list[str] = []
         self._handles: list[Any] = []
         # intervals of autograd sequence numbers per forward module call, in call order
         self._starts: list[int] = []
         self._intervals: list[list] = []  # [end (exclusive) or None while open, name, parent index]
-        self._backward_ran = False
+        self.backward_ran = False
 
     def start(self) -> None:
         self._handles = [
@@ -68,7 +69,7 @@ class ModuleTracker:
 
     def add_root(self, root: torch.nn.Module) -> None:
         """Name `root` and all its descendants; their parameters become identifiable weights."""
-        if root in self._names:
+        if self._known(root) is not None:
             return
         root_name = type(root).__name__
         taken = self.roots.count(root_name) + sum(r.startswith(f"{root_name}#") for r in self.roots)
@@ -76,32 +77,37 @@ class ModuleTracker:
             root_name = f"{root_name}#{taken + 1}"
         self.roots.append(root_name)
         for name, mod in root.named_modules(remove_duplicate=False):
-            self._names.setdefault(mod, name or root_name)
+            if self._known(mod) is None:
+                self._names[id(mod)] = (weakref.ref(mod), name or root_name)
         for name, param in root.named_parameters(remove_duplicate=False):
             # a root's own parameters are named after it, as the root module is
             self.param_names.setdefault(id(param), name if "." in name else f"{root_name}.{name}")
 
+    def _known(self, mod: torch.nn.Module) -> Optional[str]:
+        entry = self._names.get(id(mod))
+        return entry[1] if entry is not None and entry[0]() is mod else None
+
     def _name(self, mod: torch.nn.Module) -> str:
-        name = self._names.get(mod)
+        name = self._known(mod)
         if name is not None:
             return name
         if type(mod).__name__ == "OptimizedModule":
             self._on_compiled()
         if self.stack:  # created on the fly inside a known module's forward
             name = f"{self.stack[-1][0]}.{type(mod).__name__}"
-            self._names[mod] = name
+            self._names[id(mod)] = (weakref.ref(mod), name)
             return name
         self.add_root(mod)
-        return self._names[mod]
+        return self._names[id(mod)][1]
 
     def _pre(self, mod: torch.nn.Module, args: Any) -> None:
         in_backward = _graph_task_id() != -1
         if in_backward:
             self.recompute_depth += 1
-        elif not self.stack and (self._backward_ran or len(self._starts) > MAX_INTERVALS):
+        elif not self.stack and (self.backward_ran or len(self._starts) > MAX_INTERVALS):
             self._starts.clear()
             self._intervals.clear()
-            self._backward_ran = False
+            self.backward_ran = False
         name = self._name(mod)
         index = -1
         if _grad_enabled():
@@ -119,12 +125,9 @@ class ModuleTracker:
         if index >= 0:
             self._intervals[index][0] = _sequence_nr()
 
-    def backward_module(self) -> Optional[str]:
-        """The module whose forward created the autograd node now running backward."""
-        self._backward_ran = True
-        node = _current_node()
-        if node is None:
-            return None
+    def module_of(self, node: Any) -> Optional[str]:
+        """The module whose forward created `node` (the autograd node running backward).
+        The caller sets `backward_ran` (inlined on the tracer's hot path)."""
         seq = node._sequence_nr()
         if seq == ACCUMULATE_GRAD_SEQ:
             name = self.param_names.get(id(getattr(node, "variable", None)))

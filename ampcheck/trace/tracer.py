@@ -53,9 +53,12 @@ __all__ = ["trace", "Trace", "Observer", "DEFAULT_OBSERVERS"]
 
 _ACTIVE: Optional["Trace"] = None
 _graph_task_id = torch._C._current_graph_task_id
+_current_node = torch._C._current_autograd_node
 _Tensor = torch.Tensor
 _Parameter = torch.nn.Parameter
 _CAST_OPS = frozenset({torch.ops.aten._to_copy.default})
+_TENSORS = frozenset({"Tensor", "Optional[Tensor]"})
+_TENSOR_LISTS = frozenset({"List[Tensor]", "List[Optional[Tensor]]"})
 _SKIP_NAMESPACES = frozenset({"profiler"})  # record_function markers, not computation
 _CAST_METHODS = ("to", "half", "bfloat16", "float", "double", "type", "type_as")
 _SKIP_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (torch, ampcheck))
@@ -89,10 +92,18 @@ DEFAULT_OBSERVERS: list[Callable[[], Observer]] = []
 class OpInfo:
     """What the hot path needs to know about an OpOverload, computed once."""
 
-    __slots__ = ("op", "name", "skip", "flop", "is_cast", "is_view")
+    __slots__ = ("op", "name", "skip", "flop", "is_cast", "is_view", "slots", "kw_tensors")
 
     def __init__(self, func: Any) -> None:
         self.op = str(func)
+        arguments = func._schema.arguments
+        # (position, holds a list) of each positional tensor argument; the rest are never tensors
+        self.slots = tuple(
+            (i, str(a.type) in _TENSOR_LISTS)
+            for i, a in enumerate(a for a in arguments if not a.kwarg_only)
+            if str(a.type) in _TENSORS or str(a.type) in _TENSOR_LISTS
+        )
+        self.kw_tensors = tuple(a.name for a in arguments if a.kwarg_only and str(a.type) in _TENSORS)
         self.name = func.overloadpacket.__name__
         self.skip = func.namespace in _SKIP_NAMESPACES
         self.flop = flops.formula_for(func)
@@ -145,28 +156,44 @@ class _Mode(TorchDispatchMode):
         elif tracker.recompute_depth:
             phase, module = "recompute", tracker.stack[-1][0]
         else:
-            phase, module = "backward", (tracker.backward_module() if t.attribute else None)
+            phase, module = "backward", None
+            if t.attribute:
+                tracker.backward_ran = True
+                node = _current_node()
+                if node is not None:
+                    module = tracker.module_of(node)
         if phase not in t.phases:
             return out
         count_bytes = not info.is_view
         dtypes = []
         device = None
         nread = 0
-        for a in (args if not kwargs else (*args, *kwargs.values())):
-            if isinstance(a, _Tensor):
-                dtypes.append(a.dtype)
-                if device is None:
-                    device = "cuda" if a.is_cuda else ("cpu" if a.is_cpu else a.device.type)
-                if count_bytes:
-                    nread += a.nbytes
-            elif a.__class__ is list or a.__class__ is tuple:
+        n = len(args)
+        for i, is_list in info.slots:
+            if i >= n:
+                break
+            a = args[i]
+            if is_list:
                 for b in a:
-                    if isinstance(b, _Tensor):
+                    if b is not None:
                         dtypes.append(b.dtype)
                         if device is None:
                             device = "cuda" if b.is_cuda else ("cpu" if b.is_cpu else b.device.type)
                         if count_bytes:
                             nread += b.nbytes
+            elif isinstance(a, _Tensor):  # a Tensor argument may be None or a Python number
+                dtypes.append(a.dtype)
+                if device is None:
+                    device = "cuda" if a.is_cuda else ("cpu" if a.is_cpu else a.device.type)
+                if count_bytes:
+                    nread += a.nbytes
+        if kwargs and info.kw_tensors:
+            for name in info.kw_tensors:
+                a = kwargs.get(name)
+                if isinstance(a, _Tensor):
+                    dtypes.append(a.dtype)
+                    if count_bytes:
+                        nread += a.nbytes
         nwritten = 0
         if isinstance(out, _Tensor):
             out_dtype = out.dtype
@@ -394,10 +421,7 @@ class Trace:
                 stacklevel=3,
             )
 
-    def _refresh_autocast(self, device: Optional[str] = None) -> None:
-        devices = {"cpu", "cuda", *[d for d in self.autocast if d]}
-        if device:
-            devices.add(device)
+    def _refresh_autocast(self, devices: Iterable[str] = ("cpu", "cuda")) -> None:
         for dev in devices:
             enabled = torch.is_autocast_enabled(dev)
             self.autocast[dev] = torch.get_autocast_dtype(dev) if enabled else None
@@ -408,7 +432,7 @@ class Trace:
         self._autocast_depth = max(self._autocast_depth + delta, 0)
         if delta > 0 and self._autocast_depth == 1:
             self._region += 1
-        self._refresh_autocast(getattr(ac, "device", None))
+        self._refresh_autocast((ac.device,))
 
     def _optimizer_pre(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         self.in_optimizer = True
