@@ -109,3 +109,37 @@ def test_rule_needs_exactly_one_of_code_or_all(args):
     result = rule(*args)
     assert result.exit_code == 2
     assert "give one rule code, or --all" in result.output
+
+
+@pytest.mark.slow
+def test_wheel_ships_every_rule_doc_and_the_catalog_loads_from_it(tmp_path):
+    """Build the real wheel (offline, from a copy of the sources), install it into a bare
+    folder and load the catalog there: the docs must come from the package data."""
+    import shutil
+    import subprocess
+    import sys
+    import zipfile
+
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "ampcheck", src / "ampcheck", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run(
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", str(tmp_path), str(src)],
+        check=True,
+    )
+    (wheel,) = tmp_path.glob("ampcheck-*.whl")
+    shipped = {n for n in zipfile.ZipFile(wheel).namelist() if n.startswith("ampcheck/rules/")}
+    assert shipped == {f"ampcheck/rules/{p.name}" for p in (ROOT / "ampcheck" / "rules").glob("*.md")}
+    target = tmp_path / "site"
+    subprocess.run([*pip, "install", "--no-deps", "--no-index", "--target", str(target), str(wheel)], check=True)
+    loaded = subprocess.run(
+        [sys.executable, "-c", "from ampcheck import catalog; print(catalog.__file__, len(catalog.load()))"],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(target), "PATH": ""},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert loaded == [str(target / "ampcheck" / "catalog.py"), str(len(catalog.load()))]
