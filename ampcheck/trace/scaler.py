@@ -88,6 +88,7 @@ class _Optimizer:
     label: str
     fused: bool
     ref: "weakref.ReferenceType[Any]"
+    params: frozenset[int] = frozenset()
     last_row: Optional[int] = None
 
 
@@ -99,6 +100,7 @@ class _Site:
     site: Optional[str]
     iterations: list[int] = field(default_factory=list)
     rows: list[int] = field(default_factory=list)
+    params: set[int] = field(default_factory=set)
 
 
 @dataclass
@@ -127,9 +129,14 @@ class _Watch:
                 label=f"{type(opt).__name__}#{count + 1}",
                 fused=bool(getattr(opt, "_step_supports_amp_scaling", False)),
                 ref=weakref.ref(opt),
+                params=frozenset(id(p) for group in opt.param_groups for p in group["params"]),
             )
             self.optimizers[id(opt)] = known
         return known
+
+    def scaled_params(self) -> set[int]:
+        """ids of the parameters of every optimizer this scaler stepped or unscaled."""
+        return {p for opt in self.optimizers.values() for p in opt.params}
 
     def unscaled_params(self) -> set[int]:
         """ids of parameters whose optimizer this scaler has unscaled (or stepped) since update."""
@@ -174,7 +181,9 @@ class _Watch:
             "skipped": sorted({it for its in skipped_by.values() for it in its}),
             "skipped_by_optimizer": skipped_by,
             "skip_threshold": skip_threshold,
-            "clips_on_scaled": [_site_json(s) for s in self.clips.values()],
+            # only clipping of parameters this scaler's optimizers own: another model's
+            # unscaled gradients clipped meanwhile are not this scaler's business
+            "clips_on_scaled": [_site_json(s) for s in self.clips.values() if s.params & self.scaled_params()],
             "scheduler_after_skip": [
                 _site_json(s, keep=[i for i, r in zip(s.iterations, s.rows) if r in skipped_rows])
                 for s in self.schedulers.values()
@@ -369,10 +378,12 @@ class ScalerObserver:
             params = [parameters] if isinstance(parameters, torch.Tensor) else list(parameters)
             with_grad = {id(p) for p in params if p.grad is not None}
             for watch in self._watches.values():
-                if watch.scaled_pending and with_grad - watch.unscaled_params():
+                still_scaled = with_grad - watch.unscaled_params() if watch.scaled_pending else None
+                if still_scaled:
                     site = user_site()
                     entry = watch.clips.setdefault((name, site), _Site(name, site))
                     entry.iterations.append(watch.iteration)
+                    entry.params |= still_scaled
             return original(params, *args, **kwargs)
 
         return clip

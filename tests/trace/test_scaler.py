@@ -113,6 +113,21 @@ def test_clipping_imported_into_a_module_before_the_trace_is_observed_too():
     assert [f.code for f in t.report.findings()] == ["AMP508"]
 
 
+def test_clipping_another_models_unscaled_gradients_meanwhile_is_silent():
+    model, critic = torch.nn.Linear(4, 2), torch.nn.Linear(4, 1)
+    opt, critic_opt = torch.optim.SGD(model.parameters(), lr=0.1), torch.optim.SGD(critic.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu")
+    with ampcheck.trace() as t:
+        for _ in range(2):
+            scaler.scale(model(torch.randn(3, 4)).sum()).backward()
+            critic(torch.randn(3, 4)).sum().backward()  # fp32, no scaler
+            torch.nn.utils.clip_grad_norm_(critic.parameters(), 1.0)
+            critic_opt.step()
+            scaler.step(opt)
+            scaler.update()
+    assert t.report.findings(select=["AMP508"]) == []
+
+
 def test_a_scheduler_stepping_after_a_skipped_step_is_noted():
     report = traced(steps=6, overflow_at=3, scheduler=True)
     (note,) = only_scaler(report)["scheduler_after_skip"]
