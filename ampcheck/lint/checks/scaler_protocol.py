@@ -91,8 +91,17 @@ def _enabled_expr(b: Optional[Binding]) -> Optional[cst.BaseExpression]:
     return next((a.value for a in b.node.args if a.keyword is not None and a.keyword.value == "enabled"), None)
 
 
+def _roots(model: FileModel) -> Iterator[tuple[Optional[cst.FunctionDef], list[Event]]]:
+    """The step sequences, or none in a file where no scaler can appear: every AMP1xx rule is
+    about one, and following every helper of a large scaler-free file costs more than parsing
+    it. A scaler is a binding (inferred from use included) or a name saying "scaler"."""
+    if not model.bindings.of_kind("scaler") and "scaler" not in model.source.lower():
+        return iter(())
+    return model.steps.roots()
+
+
 def _steps(model: FileModel) -> Iterator[_Step]:
-    for _, events in model.steps.roots():
+    for _, events in _roots(model):
         yield _Step(model, events)
 
 
@@ -384,7 +393,7 @@ def _inf_checked(step: _Step, u: Event, s: str, b: Optional[Binding], cu: tuple[
 @check("AMP108")
 def scaler_created_in_loop(model: FileModel) -> Iterator[Finding]:
     training = {
-        g.node for _, events in model.steps.roots() for e in events
+        g.node for _, events in _roots(model) for e in events
         if e.kind in ("scaled_backward", "scaler_step", "backward", "opt_step")
         for g in e.guards if g.is_loop
     }
@@ -420,7 +429,7 @@ def _innermost_loop(model: FileModel, node: cst.CSTNode) -> Optional[cst.CSTNode
 @check("AMP109")
 def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
     used = [
-        e.binding for _, events in model.steps.roots() for e in events
+        e.binding for _, events in _roots(model) for e in events
         if e.kind in ("scaled_backward", "scaler_step") and (e.binding is None or e.binding.enabled is not False)
     ]
     if not used:
