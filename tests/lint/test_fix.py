@@ -166,6 +166,23 @@ def test_no_fix_without_a_way_to_name_torch_amp():
     assert finding.fix is None
 
 
+def test_no_fix_through_a_torch_import_that_runs_later():
+    source = "from torch.cuda.amp import autocast\nctx = autocast()\nregistry = [autocast]\nimport torch\n"
+    (finding,) = lint_source(source, select="AMP4")
+    assert finding.fix is None
+
+
+def test_functions_may_use_a_torch_import_below_them():
+    source = (
+        "from torch.cuda.amp import autocast\n"
+        "registry = [autocast]\n"
+        "def run():\n"
+        "    return autocast()\n"
+        "import torch\n"
+    )
+    assert 'return torch.amp.autocast("cuda")\n' in fix_all(source)
+
+
 def test_autocast_with_star_args_has_no_fix():
     (finding,) = lint_source("import torch\nctx = torch.cuda.amp.autocast(*flags)\n", select="AMP4")
     assert finding.fix is None

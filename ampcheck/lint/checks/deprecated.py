@@ -348,8 +348,15 @@ def _import_rewrites(
     return out
 
 
-def _module_torch(model: FileModel) -> Optional[str]:
-    """The local name of a module-level `import torch`, usable anywhere in the file."""
+@dataclass(frozen=True)
+class _TorchImport:
+    local: str  # the name `import torch` binds at module level
+    line: int
+
+
+def _module_torch(model: FileModel) -> Optional[_TorchImport]:
+    """The first module-level `import torch`: its name works in every function of the file,
+    and at module level below it."""
     for stmt in model.imports:
         if not isinstance(stmt, cst.Import) or model.enclosing_function(stmt):
             continue
@@ -364,8 +371,31 @@ def _module_torch(model: FileModel) -> Optional[str]:
             else:
                 continue
             if model.names.qualname(cst.Name(local)) == "torch":
-                return local
+                return _TorchImport(local, model.range(stmt).start.line)
     return None
+
+
+def _runs_at_import(model: FileModel, node: cst.CSTNode) -> bool:
+    """Outside any function or lambda body (a decorator runs where its function is defined)."""
+    child = node
+    for anc in model.ancestors(node):
+        if isinstance(anc, (cst.FunctionDef, cst.Lambda)) and child is anc.body:
+            return False
+        child = anc
+    return True
+
+
+def _torch_name(model: FileModel, use: Use, module_torch: Optional[_TorchImport]) -> Optional[str]:
+    """How the fixed call names torch: through its own head when that is torch, else through
+    a module-level `import torch` that has run by the time the call does."""
+    head = _head(use.ref)
+    if model.qualname(head) == "torch":
+        return head.value
+    if module_torch is None:
+        return None
+    if _runs_at_import(model, use.node) and module_torch.line >= model.range(use.node).start.line:
+        return None
+    return module_torch.local
 
 
 def _fixes(model: FileModel, uses: list[Use], shim: set[int]) -> dict[int, Fix]:
@@ -382,8 +412,7 @@ def _fixes(model: FileModel, uses: list[Use], shim: set[int]) -> dict[int, Fix]:
         if i in grouped:
             edits, applicability = grouped[i]
         else:
-            head = _head(use.ref)
-            torch_name = head.value if model.qualname(head) == "torch" else module_torch
+            torch_name = _torch_name(model, use, module_torch)
             if torch_name is None:
                 continue
             callee = _replace(model, use.ref, f"{torch_name}.amp.{use.old.name}")
