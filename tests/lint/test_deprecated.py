@@ -114,3 +114,17 @@ def test_unrelated_hasattr_guard_does_not_hide_a_finding():
         "    ctx = torch.cuda.amp.autocast()\n"
     )
     assert codes(lint_source(source, select="AMP4")) == [("AMP401", 3)]
+
+
+def test_api_stored_in_a_variable_is_followed_to_its_call():
+    source = "import torch\nac = torch.cuda.amp.autocast\nwith ac(enabled=True):\n    pass\n"
+    assert codes(lint_source(source, select="AMP4")) == [("AMP401", 3)]
+
+
+def test_referring_to_the_old_api_without_calling_it_is_not_reported():
+    source = (
+        "import torch\n"
+        "AUTOCASTS = (torch.cuda.amp.autocast, torch.cpu.amp.autocast)\n"
+        "is_scaler = isinstance(obj, torch.cuda.amp.GradScaler)\n"
+    )
+    assert lint_source(source, select="AMP4") == []
