@@ -25,18 +25,18 @@ atexit.register(shutil.rmtree, _scratch, ignore_errors=True)
 
 
 def launch_env() -> dict[str, str]:
-    """One thread per rank (two ranks share a small machine) and quiet fixture scripts."""
+    """One thread per rank (two ranks share a small machine), quiet fixture scripts, and gloo
+    kept on the loopback interface whatever the host name resolves to."""
     env = {key: value for key, value in os.environ.items() if key not in ("RANK", "LOCAL_RANK", "WORLD_SIZE")}
     env.update(OMP_NUM_THREADS="1", TOYNET_QUIET="1", PYTHONPATH=str(ROOT))
+    if sys.platform == "linux":
+        env["GLOO_SOCKET_IFNAME"] = "lo"
     return env
 
 
-def torchrun(*args: str, nproc: int = 2) -> subprocess.CompletedProcess:
-    """`torchrun --standalone` picks a free loopback port, so parallel runs never collide."""
-    command = [
-        sys.executable, "-m", "torch.distributed.run",
-        "--standalone", f"--nproc-per-node={nproc}", "--max-restarts=0", *args,
-    ]
+def torchrun(*args: str) -> subprocess.CompletedProcess:
+    """Two ranks; `torchrun --standalone` picks a free localhost port, so parallel runs never collide."""
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2", "--max-restarts=0", *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, env=launch_env(), cwd=_scratch)
 
 
@@ -48,10 +48,10 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 
 
 @functools.lru_cache(maxsize=None)
-def traced(script: str, *script_args: str, nproc: int = 2) -> Path:
-    """Trace `fixtures/distributed/<script>` on `nproc` ranks; return the directory of rank traces."""
-    out = _scratch / f"{Path(script).stem}-{nproc}{''.join(script_args)}"
-    result = torchrun("-m", "ampcheck", "trace", "--out", str(out), str(DISTRIBUTED / script), "--", *script_args, nproc=nproc)
+def traced(script: str) -> Path:
+    """Trace `fixtures/distributed/<script>` (3 steps) on two ranks; return the directory of rank traces."""
+    out = _scratch / Path(script).stem
+    result = torchrun("-m", "ampcheck", "trace", "--out", str(out), str(DISTRIBUTED / script))
     assert result.returncode == 0, result.stdout + result.stderr
     LAUNCH_OUTPUT[out] = result.stderr
     return out
