@@ -12,7 +12,6 @@ from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import dotted
 from ampcheck.lint.regions import AUTOCAST_SPELLINGS, AutocastRegion
 
-_AUTOGRAD = frozenset({"torch.autograd.grad", "torch.autograd.backward"})
 _BCE = frozenset({"torch.nn.functional.binary_cross_entropy", "torch.binary_cross_entropy"})
 _BCE_LOSS = frozenset({"torch.nn.BCELoss", "torch.nn.modules.loss.BCELoss"})
 _FUNCTION_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
@@ -26,21 +25,8 @@ _DEPRECATED_DECORATORS = frozenset(
 )
 
 
-def is_backward(model: FileModel, call: cst.Call) -> bool:
-    """`loss.backward()`, `scaler.scale(loss).backward()`, `torch.autograd.grad/backward(...)`."""
-    func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value == "backward":
-        return not model.names.resolve(func) or model.callee(call) in _AUTOGRAD
-    return model.callee(call) in _AUTOGRAD
-
-
-def is_tensor_backward(model: FileModel, call: cst.Call) -> bool:
-    """A backward on the loss tensor itself. `accelerator.backward(loss)` /
-    `engine.backward(loss)` (the loss passed in) belong to a framework that scales the loss
-    when it should, so they do not count."""
-    if model.callee(call) in _AUTOGRAD:
-        return True
-    return is_backward(model, call) and not any(a.keyword is None for a in call.args)
+BACKWARD_KINDS = frozenset({"backward", "scaled_backward", "autograd_grad"})
+STEP_KINDS = frozenset({"opt_step", "scaler_step"})
 
 
 def where(region: AutocastRegion, model: FileModel) -> str:
@@ -58,12 +44,12 @@ def maybe(region: AutocastRegion) -> str:
 
 @check("AMP301")
 def backward_in_autocast(model: FileModel) -> Iterable[Finding]:
-    for call in model.calls:
-        region = model.regions.active(call) if is_backward(model, call) else None
+    for event in model.steps.events:
+        region = model.regions.active(event.node) if event.kind in BACKWARD_KINDS else None
         if region is not None:
             yield model.finding(
                 "AMP301",
-                call,
+                event.node,
                 f"backward runs inside {where(region, model)}{maybe(region)}; "
                 "leave the autocast block before calling backward (backward ops already use the forward's dtypes)",
             )
@@ -185,20 +171,12 @@ def _decorators(model: FileModel, fn: cst.FunctionDef) -> frozenset[str]:
 
 @check("AMP305")
 def optimizer_step_in_autocast(model: FileModel) -> Iterable[Finding]:
-    for call in model.calls:
-        func = call.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value == "step"):
-            continue
-        recv = func.value
-        binding = model.bindings.lookup(recv, call)
-        stepper = binding is not None and binding.kind == "scaler"
-        if not (stepper or model.bindings.is_optimizer(recv, call)):
-            continue
-        region = model.regions.active(call)
+    for event in model.steps.events:
+        region = model.regions.active(event.node) if event.kind in STEP_KINDS else None
         if region is not None:
             yield model.finding(
                 "AMP305",
-                call,
+                event.node,
                 f"the optimizer step runs inside {where(region, model)}{maybe(region)}; "
                 "step the optimizer after leaving the autocast block",
             )

@@ -10,7 +10,6 @@ from ampcheck.findings import Finding
 from ampcheck.lint.bindings import Binding
 from ampcheck.lint.casts import Cast
 from ampcheck.lint.checks import check
-from ampcheck.lint.checks.autocast_regions import is_tensor_backward
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import dotted
 
@@ -57,12 +56,15 @@ def fp16_without_scaler(model: FileModel) -> Iterable[Finding]:
 
 
 def _backward_follows(model: FileModel, node: cst.CSTNode) -> bool:
-    """A backward in the same function (or module body) as the region, at or after it."""
-    fn = model.enclosing_function(node) if not isinstance(node, cst.FunctionDef) else node
+    """A backward on a loss tensor in the same function (or module body) as the region, at or
+    after it. A loss handed to a framework (`accelerator.backward(loss)`) is the framework's
+    to scale, and a scaled backward means a scaler exists."""
+    fn = node if isinstance(node, cst.FunctionDef) else model.enclosing_function(node)
     start = model.range(node).start.line
     return any(
-        is_tensor_backward(model, c) and model.enclosing_function(c) is fn and model.range(c).start.line >= start
-        for c in model.calls
+        e.kind in ("backward", "autograd_grad") and model.enclosing_function(e.node) is fn
+        and model.range(e.node).start.line >= start
+        for e in model.steps.events
     )
 
 
