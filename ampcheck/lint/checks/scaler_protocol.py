@@ -146,6 +146,8 @@ def _amp101(model: FileModel) -> Iterator[Finding]:
                 continue
             if step.blocked(last.scaler, o.target):
                 continue
+            if any(x.kind == "unscale" and x.target == o.target for x in step.between(last, o)):
+                continue  # stepped by hand on gradients already unscaled (a sparse optimizer, say)
             b = scalers[last.scaler]
             opt = o.target or "optimizer"
             yield model.finding(
@@ -382,11 +384,15 @@ def _amp107(model: FileModel) -> Iterator[Finding]:
 
 
 def _inf_checked(step: _Step, u: Event, s: str, b: Optional[Binding], cu: tuple[Guard, ...]) -> bool:
-    """An unscale_ that always runs before the update records the inf check update() needs."""
-    return any(
-        set(step.conditions(x, b, s)) <= set(cu) and x.loops == u.loops and step.index(x) < step.index(u)
-        for x in step.of("unscale", s)
-    )
+    """Whether the update may have its inf check: a step or unscale_ before it that runs
+    whenever it does, or several of them under different conditions (each optimizer stepped
+    or unscaled under its own flag: the code reasons about the cases, which we cannot)."""
+    recorders = [
+        x for x in (*step.of("unscale", s), *step.of("scaler_step", s))
+        if x.loops == u.loops and step.index(x) < step.index(u) and not exclusive(x, u)
+    ]
+    conds = {frozenset(step.conditions(x, b, s)) for x in recorders}
+    return any(c <= set(cu) for c in conds) or len(conds) > 1
 
 
 # -- AMP108 -------------------------------------------------------------------------------------
@@ -444,8 +450,8 @@ def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
         assert isinstance(call, cst.Call)
         if not call.args:
             continue
-        d = _saved_dict(model, call.args[0].value)
-        if d is None or not _has_optimizer_state(model, d) or "scaler" in model.code_for(d).lower():
+        d = _saved_dict(model, call.args[0].value, call)
+        if d is None or not _has_optimizer_state(model, d) or _mentions_scaler(model, d):
             continue
         yield model.finding(
             "AMP109", call,
@@ -455,29 +461,56 @@ def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
         )
 
 
-def _saved_dict(model: FileModel, expr: cst.BaseExpression, at: Optional[cst.CSTNode] = None) -> Optional[cst.Dict]:
-    """The dict literal a `torch.save` writes, when the whole of it is visible: written in the
-    call, or the value of the assignment to the name that most recently precedes the call,
-    with no `ckpt[key] = ...` or `ckpt.update(...)` adding to it in that function."""
+def _saved_dict(model: FileModel, expr: cst.BaseExpression, at: cst.CSTNode) -> Optional[cst.Dict]:
+    """The dict literal a `torch.save` at `at` writes, when the whole of it is visible: written
+    in the call, or the value of the assignment to the name that most recently precedes it,
+    with nothing between them adding to it (`ckpt[key] = ...`, `ckpt.update(...)`) or handing
+    it to code that might (`callback.on_save(ckpt)`)."""
     if isinstance(expr, cst.Dict):
         return expr if all(isinstance(el, cst.DictElement) for el in expr.elements) else None
     if not isinstance(expr, cst.Name):
         return None
-    at = at if at is not None else expr
     fn = model.enclosing_function(expr)
-    latest: Optional[cst.BaseExpression] = None
+    name = expr.value
+    order = model.bindings.precedes
+    latest: Optional[cst.Assign] = None
     for node in model.assigns:
-        if model.enclosing_function(node) is not fn or not isinstance(node, cst.Assign):
-            continue
-        for t in node.targets:
-            if isinstance(t.target, cst.Subscript) and dotted(t.target.value) == expr.value:
-                return None
-            if isinstance(t.target, cst.Name) and t.target.value == expr.value and model.bindings.precedes(node, at):
-                latest = node.value
-    for c in model.calls:
-        if isinstance(c.func, cst.Attribute) and dotted(c.func.value) == expr.value and model.enclosing_function(c) is fn:
+        if isinstance(node, cst.Assign) and model.enclosing_function(node) is fn and order(node, at):
+            if any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets):
+                latest = node
+    if latest is None or not isinstance(latest.value, cst.Dict):
+        return None
+
+    def between(node: cst.CSTNode) -> bool:
+        return model.enclosing_function(node) is fn and order(latest, node) and order(node, at)
+
+    for node in model.assigns:
+        targets = node.targets if isinstance(node, cst.Assign) else []
+        if between(node) and any(isinstance(t.target, cst.Subscript) and dotted(t.target.value) == name for t in targets):
             return None
-    return _saved_dict(model, latest, at) if isinstance(latest, cst.Dict) else None
+    for c in model.calls:
+        if not between(c) or model.callee(c) == "torch.save":
+            continue
+        if isinstance(c.func, cst.Attribute) and dotted(c.func.value) == name:
+            return None
+        if any(isinstance(a.value, cst.Name) and a.value.value == name for a in c.args):
+            return None
+    return _saved_dict(model, latest.value, at)
+
+
+_SCALER_STATE = re.compile(r"scaler|amp|scale", re.I)
+
+
+def _mentions_scaler(model: FileModel, d: cst.Dict) -> bool:
+    """Whether a checkpoint dict may hold the scaler's state: a key or value naming it
+    (`"amp_state": amp_state`), or a value assigned from something that does."""
+    if _SCALER_STATE.search(model.code_for(d)):
+        return True
+    for el in d.elements:
+        if isinstance(el, cst.DictElement) and isinstance(el.value, (cst.Name, cst.Attribute)):
+            if any(_SCALER_STATE.search(model.code_for(v)) for v in model.values_of(el.value)):
+                return True
+    return False
 
 
 def _has_optimizer_state(model: FileModel, d: cst.Dict) -> bool:
