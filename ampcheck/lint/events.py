@@ -93,6 +93,16 @@ class Event:
         return None
 
     @property
+    def framework_backward(self) -> bool:
+        """An opaque `accelerator.backward(loss)` / `engine.backward(loss)`: a backward all the
+        same, run by a framework that scales the loss itself."""
+        node = self.node
+        return (
+            self.kind == "opaque" and isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward"
+        )
+
+    @property
     def loops(self) -> tuple[Guard, ...]:
         return tuple(g for g in self.guards if g.is_loop)
 

@@ -45,7 +45,8 @@ def maybe(region: AutocastRegion) -> str:
 @check("AMP301")
 def backward_in_autocast(model: FileModel) -> Iterable[Finding]:
     for event in model.steps.events:
-        region = model.regions.active(event.node) if event.kind in BACKWARD_KINDS else None
+        backward = event.kind in BACKWARD_KINDS or event.framework_backward
+        region = model.regions.active(event.node) if backward else None
         if region is not None:
             yield model.finding(
                 "AMP301",
