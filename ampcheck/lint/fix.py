@@ -10,6 +10,7 @@ already applied is already done, not a collision.
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Iterable, Sequence
 
 import libcst as cst
@@ -92,7 +93,9 @@ def verify(new_text: str, filename: str = "<fixed>") -> None:
     except cst.ParserSyntaxError as exc:
         raise FixError(f"fixed code does not parse (line {exc.raw_line}): {exc.message}") from None
     try:
-        compile(new_text, filename, "exec", dont_inherit=True)
+        with warnings.catch_warnings():  # the user's own "\d" strings are not ours to report
+            warnings.simplefilter("ignore")
+            compile(new_text, filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
         line = getattr(exc, "lineno", None)
         where = f" (line {line})" if line else ""

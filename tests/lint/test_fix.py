@@ -502,3 +502,12 @@ def test_unreadable_source_is_one_clear_line(data, message):
 def test_missing_file_is_one_clear_line(tmp_path):
     with pytest.raises(SourceError, match="cannot read: No such file or directory"):
         read_source(tmp_path / "gone.py")
+
+
+def test_verify_is_silent_about_warnings_in_the_users_code():
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        verify('import re\nPATTERN = re.compile("\\d+")\n')
+    assert caught == []
