@@ -38,12 +38,13 @@ MAX_INTERVALS = 1_000_000  # forward calls kept without any backward (grad on, n
 
 
 class ModuleTracker:
-    """Keeps the current module stack; the tracer reads `stack`, `recompute_depth`."""
+    """Keeps the current module stack; the tracer reads `current`, `recompute_depth`."""
 
     def __init__(self, on_compiled: Callable[[], None]) -> None:
         self._on_compiled = on_compiled
         # entries: (name, entered_in_backward, interval index or -1)
         self.stack: list[tuple[str, bool, int]] = []
+        self.current: Optional[str] = None  # the innermost module now running forward
         self.recompute_depth = 0
         # id(module) -> (weak reference, name): no weakref is created per call, and a dead
         # module's reused id is caught by the reference check
@@ -108,18 +109,22 @@ class ModuleTracker:
             self._starts.clear()
             self._intervals.clear()
             self.backward_ran = False
-        name = self._name(mod)
+        entry = self._names.get(id(mod))  # inlined `_known`: this runs on every module call
+        name = entry[1] if entry is not None and entry[0]() is mod else self._name(mod)
         index = -1
         if _grad_enabled():
             index = len(self._intervals)
             self._starts.append(_sequence_nr())
             self._intervals.append([None, name, self.stack[-1][2] if self.stack else -1])
         self.stack.append((name, in_backward, index))
+        self.current = name
 
     def _post(self, mod: torch.nn.Module, args: Any, output: Any) -> None:
-        if not self.stack:
+        stack = self.stack
+        if not stack:
             return
-        _, in_backward, index = self.stack.pop()
+        _, in_backward, index = stack.pop()
+        self.current = stack[-1][0] if stack else None
         if in_backward:
             self.recompute_depth -= 1
         if index >= 0:

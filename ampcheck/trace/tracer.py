@@ -151,10 +151,9 @@ class _Mode(TorchDispatchMode):
             if t.in_optimizer:
                 phase, module = "optimizer", None
             else:
-                stack = tracker.stack
-                phase, module = "forward", (stack[-1][0] if stack else None)
+                phase, module = "forward", tracker.current
         elif tracker.recompute_depth:
-            phase, module = "recompute", tracker.stack[-1][0]
+            phase, module = "recompute", tracker.current
         else:
             phase, module = "backward", None
             if t.attribute:
