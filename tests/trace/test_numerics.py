@@ -126,3 +126,18 @@ def test_sparse_meta_and_subclass_outputs_are_skipped_not_reduced():
     assert observer._pending == []
     observer._reduce(torch.ones(3), key=("op",))
     assert len(observer._pending) == 1
+
+
+def test_the_trace_command_takes_numerics_options(tmp_path):
+    from click.testing import CliRunner
+
+    from ampcheck.cli import cli
+    from ampcheck.trace.report import TraceReport
+
+    out = tmp_path / "trace.json"
+    script = FIXTURES / "models" / "overflow_step.py"
+    result = CliRunner().invoke(cli, ["trace", "--numerics", "--numerics-every", "2", "-q", "-o", str(out), str(script)])
+    assert result.exit_code == 0, result.output
+    section = TraceReport.load(out).sections["numerics"]
+    assert section["every"] == 2 and section["steps_sampled"] == 4
+    assert section["first_nonfinite"] is None  # step 3, where the overflow happens, is not sampled
