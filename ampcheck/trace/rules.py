@@ -3,7 +3,8 @@
 Each finding points at the user source line recorded with the op (the first frame outside
 torch and ampcheck) and names the op, the module and its share of FLOPs or bytes.
 Precision first: AMP501 speaks only when the trace saw autocast at all (a pure-fp32 program is
-a choice, not a coverage gap) and the gap is at least `MIN_FLOP_SHARE` of forward matmul FLOPs.
+a choice, not a coverage gap) and the gap is at least `MIN_FLOP_SHARE` of forward matmul FLOPs;
+AMP502 only for training (a trace with backward ops): `.half()` inference is a choice too.
 """
 from __future__ import annotations
 
@@ -63,7 +64,10 @@ def fp32_compute_outside_autocast(report: TraceReport) -> Iterable[Finding]:
 
 @producer
 def low_precision_where_policy_says_fp32(report: TraceReport) -> Iterable[Finding]:
-    """AMP502: an op autocast keeps in float32 for its device ran in float16/bfloat16."""
+    """AMP502: an op autocast keeps in float32 for its device ran in float16/bfloat16, in a
+    trace that trains (has a backward): half-precision inference is a deliberate choice."""
+    if not any(r.phase == "backward" for r in report.ops):
+        return
     total = sum(r.bytes_read + r.bytes_written for r in report.ops) or 1
     groups: dict[tuple, list[OpRecord]] = defaultdict(list)
     for r in report.ops:

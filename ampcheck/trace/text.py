@@ -57,6 +57,11 @@ def render_text(report: "TraceReport", top: int = 10) -> str:
     from ampcheck.trace import numerics, scaler
 
     lines += scaler.summary_lines(report) + numerics.summary_lines(report)
+    found = report.findings()
+    if found:
+        codes = sorted({f.code for f in found})
+        lines += ["", f"findings: {len(found)} ({', '.join(codes)}); "
+                      "show them with `ampcheck report FILE --findings`"]
     return "\n".join(lines)
 
 

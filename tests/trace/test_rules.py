@@ -60,3 +60,20 @@ def test_amp503_flags_the_frozen_weight_recast_on_each_use(dtype):
 
 def test_findings_select_keeps_the_given_prefixes():
     assert findings("outside_autocast", DTYPES[0], code="AMP503") == []
+
+
+def test_amp502_stays_silent_for_half_precision_inference():
+    import torch
+    import torch.nn.functional as F
+
+    model = torch.nn.Linear(32, 10).half()
+    with ampcheck.trace() as t, torch.no_grad():
+        F.nll_loss(F.log_softmax(model(torch.randn(4, 32).half()), dim=-1), torch.zeros(4, dtype=torch.long))
+    assert t.report.findings() == []
+
+
+def test_the_summary_counts_the_findings():
+    step = build_step("outside_autocast", DTYPES[0])
+    with ampcheck.trace() as t:
+        step()
+    assert "findings: 2 (AMP501)" in t.report.to_text()
