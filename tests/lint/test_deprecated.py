@@ -128,3 +128,25 @@ def test_referring_to_the_old_api_without_calling_it_is_not_reported():
         "is_scaler = isinstance(obj, torch.cuda.amp.GradScaler)\n"
     )
     assert lint_source(source, select="AMP4") == []
+
+
+def test_a_torch_flag_without_a_version_is_not_a_guard():
+    source = "import torch\nif USE_TORCH_COMPILE:\n    ctx = torch.cuda.amp.autocast()\n"
+    assert codes(lint_source(source, select="AMP4")) == [("AMP401", 3)]
+
+
+@pytest.mark.parametrize(
+    "test",
+    ["_TORCH_GE_2_4", "not torch_2_4_plus", "is_torch_greater_or_equal('2.4')", "TORCH_VERSION >= (2, 4)"],
+)
+def test_version_flags_guard_a_fallback(test):
+    source = (
+        f"import torch\nif {test}:\n    ctx = torch.amp.autocast('cuda')\n"
+        "else:\n    ctx = torch.cuda.amp.autocast()\n"
+    )
+    assert lint_source(source, select="AMP4") == []
+
+
+def test_other_is_torch_helpers_are_not_guards():
+    source = "import torch\nif is_torch_compiling():\n    ctx = torch.cuda.amp.autocast()\n"
+    assert codes(lint_source(source, select="AMP4")) == [("AMP401", 3)]

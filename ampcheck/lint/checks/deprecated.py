@@ -83,8 +83,12 @@ AMBIENT_SETTERS = frozenset(
     )
 )
 
+# A version test: the word "version", a torch flag with a version in its name
+# (_TORCH_GE_2_4, torch_2_4_plus), is_torch_greater_or_equal(...), or hasattr/getattr on
+# torch or amp.
 _VERSION_TEST = re.compile(
-    r"(?i:version)|TORCH|is_torch_|(?:has|get)attr\(\s*(?:torch|amp)\b"
+    r"(?i:version)|(?i:torch)\w*?_(?:GE|GT|LE|LT|GREATER|LESS|NEWER|OLDER|AT_LEAST)(?![A-Za-z])"
+    r"|(?i:torch)_\w*?[0-9]|is_torch_(?:greater|less)|(?:has|get)attr\(\s*(?:torch|amp)\b"
 )
 _FALLBACK_EXCEPT = re.compile(r"\b(?:ImportError|ModuleNotFoundError|AttributeError)\b")
 
