@@ -44,6 +44,8 @@ def maybe(region: AutocastRegion) -> str:
 
 @check("AMP301")
 def backward_in_autocast(model: FileModel) -> Iterable[Finding]:
+    if not model.regions.all:
+        return
     for event in model.steps.events:
         backward = event.kind in BACKWARD_KINDS or event.framework_backward
         region = model.regions.active(event.node) if backward else None
@@ -58,6 +60,8 @@ def backward_in_autocast(model: FileModel) -> Iterable[Finding]:
 
 @check("AMP302")
 def unsafe_op_in_autocast(model: FileModel) -> Iterable[Finding]:
+    if not model.regions.all:
+        return
     for call in model.calls:
         if not _is_bce(model, call):
             continue
@@ -172,6 +176,8 @@ def _decorators(model: FileModel, fn: cst.FunctionDef) -> frozenset[str]:
 
 @check("AMP305")
 def optimizer_step_in_autocast(model: FileModel) -> Iterable[Finding]:
+    if not model.regions.all:
+        return
     for event in model.steps.events:
         region = model.regions.active(event.node) if event.kind in STEP_KINDS else None
         if region is not None:
