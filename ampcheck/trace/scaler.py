@@ -16,6 +16,7 @@ it into AMP507/AMP508 without torch, so `ampcheck report` works anywhere.
 from __future__ import annotations
 
 import sys
+import types
 import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
@@ -55,8 +56,8 @@ def untraced() -> Any:
 class DeviceLog:
     """Rows of small device values appended with asynchronous copies and read back once.
 
-    Rows live in fixed-size chunks on the values' device, so appending never allocates per
-    step and never syncs; `read()` is the single device-to-host transfer.
+    Rows live in chunks of 256 on the values' device (a new chunk every 256 rows); appending
+    is two small kernels and never syncs; `read()` is the single device-to-host transfer.
     """
 
     def __init__(self, width: int) -> None:
@@ -266,14 +267,15 @@ class ScalerObserver:
             for cls in _family(lr_scheduler.LRScheduler):
                 if "step" in cls.__dict__:
                     self._patches.set(cls, "step", self._wrap_scheduler(cls.__dict__["step"]))
-            originals = {getattr(clip_grad, n): self._wrap_clip(getattr(clip_grad, n), n) for n in _CLIP_FUNCTIONS}
+            # by identity: the functions and every module global bound to them, so that
+            # `from torch.nn.utils import clip_grad_norm_` done before the trace is seen too
+            wrappers = {id(getattr(clip_grad, n)): self._wrap_clip(getattr(clip_grad, n), n) for n in _CLIP_FUNCTIONS}
             for module in list(sys.modules.values()):
-                namespace = getattr(module, "__dict__", None)
-                if not isinstance(namespace, dict):
-                    continue
-                for name in _CLIP_FUNCTIONS:
-                    if namespace.get(name) in originals:
-                        self._patches.set(module, name, originals[namespace[name]])
+                namespace = vars(module) if isinstance(module, types.ModuleType) else None
+                for name in _CLIP_FUNCTIONS if isinstance(namespace, dict) else ():
+                    wrapper = wrappers.get(id(namespace.get(name)))
+                    if wrapper is not None:
+                        self._patches.set(module, name, wrapper)
         except BaseException:
             self._patches.undo()
             raise
