@@ -278,8 +278,8 @@ def _scalers(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]]:
                 "skipped_steps", odd,
                 f"{label} skipped different steps on different ranks (skipped {_spread(skipped)}): under DDP or "
                 "FSDP every rank must take the same skip decision, or the replicas' weights diverge "
-                "(a rank-local change to .grad after the gradient sync, or FSDP1 with a plain GradScaler "
-                "instead of ShardedGradScaler)",
+                "(FSDP1 with a plain GradScaler instead of ShardedGradScaler, or a rank-local change to "
+                ".grad after the gradient sync)",
             ))
         scales = {rank: s["final_scale"] for rank, s in scalers.items()}
         if len(set(scales.values())) > 1:

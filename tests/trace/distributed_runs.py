@@ -48,10 +48,10 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 
 
 @functools.lru_cache(maxsize=None)
-def traced(script: str) -> Path:
-    """Trace `fixtures/distributed/<script>` (3 steps) on two ranks; return the directory of rank traces."""
-    out = _scratch / Path(script).stem
-    result = torchrun("-m", "ampcheck", "trace", "--out", str(out), str(DISTRIBUTED / script))
+def traced(script: str, *script_args: str) -> Path:
+    """Trace `fixtures/distributed/<script> [ARGS]` on two ranks; return the directory of rank traces."""
+    out = _scratch / "".join((Path(script).stem, *script_args))
+    result = torchrun("-m", "ampcheck", "trace", "--out", str(out), str(DISTRIBUTED / script), *script_args)
     assert result.returncode == 0, result.stdout + result.stderr
     LAUNCH_OUTPUT[out] = result.stderr
     return out

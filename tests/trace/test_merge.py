@@ -1,4 +1,4 @@
-"""Merging the traces of a 2-rank torchrun job (DDP / FSDP2 on gloo, CPU autocast)."""
+"""Merging the traces of a 2-rank torchrun job (DDP, FSDP1, FSDP2 on gloo, CPU)."""
 from __future__ import annotations
 
 import json
@@ -51,14 +51,19 @@ def test_the_merged_report_of_the_skipping_rank_finds_its_fp32_matmuls():
     assert merged.coverage()["forward"]["share"] == pytest.approx(0.5)
 
 
-def test_rank_local_overflow_gives_divergent_skip_decisions():
-    merged = load([str(traced("ddp_fp16_rank_local_overflow.py"))])
+def test_fsdp1_with_a_plain_grad_scaler_takes_different_skip_decisions_per_rank():
+    merged = load([str(traced("fsdp1_plain_scaler.py"))])
     found = kinds(merged)
     assert found["skipped_steps"]["ranks"] == [1]
-    assert "skipped none on rank 0; 1 on rank 1" in found["skipped_steps"]["message"]
+    assert "skipped 0 on rank 0; 0, 1 on rank 1" in found["skipped_steps"]["message"]
     assert found["loss_scale"]["ranks"] == [1]
     labels = [s["label"] for s in merged.sections["scaler"]["scalers"]]
     assert labels == ["GradScaler#1 (rank 0)", "GradScaler#1 (rank 1)"]
+
+
+def test_sharded_grad_scaler_keeps_fsdp1_ranks_in_step():
+    merged = load([str(traced("fsdp1_plain_scaler.py", "--sharded"))])
+    assert merged.sections["ranks"]["differences"] == []
 
 
 def test_fsdp2_fully_shard_ranks_agree_on_every_skip_decision():
@@ -70,7 +75,7 @@ def test_fsdp2_fully_shard_ranks_agree_on_every_skip_decision():
 
 
 def test_merged_report_round_trips_through_json():
-    merged = load([str(traced("ddp_fp16_rank_local_overflow.py"))])
+    merged = load([str(traced("fsdp1_plain_scaler.py"))])
     assert TraceReport.from_json(json.loads(merged.dumps())).to_json() == merged.to_json()
 
 
