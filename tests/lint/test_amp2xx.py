@@ -69,6 +69,11 @@ def test_half_casts_that_do_not_train_fp16_parameters_are_silent(name: str) -> N
     _assert_clean(name)
 
 
+def test_half_model_whose_optimizer_apex_o2_initialises_keeps_master_weights() -> None:
+    # apex itself is AMP405's (deprecated); no precision finding
+    assert codes(lint_file(DIR / "clean_half_with_apex_o2.py", "AMP2")) == []
+
+
 def test_fsdp1_wrapper_with_plain_grad_scaler_is_flagged() -> None:
     _assert_marked("amp206_fsdp1_plain_scaler.py")
 

@@ -100,8 +100,9 @@ def _training_casts(model: FileModel) -> list[tuple[Cast, Binding]]:
 
 
 def _keeps_master_weights(model: FileModel, opt: Binding) -> bool:
-    """fp32 copies handed to the optimizer (`[p.float() for p in ...]`, `.clone().float()`), or
-    an optimizer wrapped by a master-weights helper (apex FP16_Optimizer and the like)."""
+    """fp32 copies handed to the optimizer (`[p.float() for p in ...]`, `.clone().float()`), an
+    optimizer wrapped by a master-weights helper (apex FP16_Optimizer and the like), or one
+    handed over to a framework."""
     if isinstance(opt.node, cst.Call) and opt.node.args:
         params = opt.node.args[0].value
         exprs = [params, *model.values_of(params)] if isinstance(params, cst.Name) else [params]
@@ -111,7 +112,9 @@ def _keeps_master_weights(model: FileModel, opt: Binding) -> bool:
         name = dotted(call.func) or ""
         if _MASTER_WEIGHT_WRAPPER.search(name.rsplit(".", 1)[-1]) and any(dotted(a.value) == opt.key for a in call.args):
             return True
-    return False
+    # `model, opt = amp.initialize(model, opt, opt_level="O2")` / `accelerator.prepare(...)`:
+    # the framework now owns the optimizer and its master weights
+    return any(b.key == opt.key for b in model.bindings.of_kind("opaque"))
 
 
 def _inside(model: FileModel, node: cst.CSTNode, container: cst.CSTNode) -> bool:
