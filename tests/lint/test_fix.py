@@ -238,6 +238,17 @@ def test_nested_autocast_with_explicit_dtype_and_cache_stays_safe():
     assert _applicability(source) == [("AMP401", 3, "safe")]
 
 
+def test_nested_region_that_only_disables_autocast_stays_safe():
+    """YOLOX's float32 sub-region: nothing is cast in it, so the dtype cannot matter."""
+    source = (
+        "import torch\n"
+        "with torch.cuda.amp.autocast():\n"
+        "    with torch.cuda.amp.autocast(enabled=False):\n"
+        "        pass\n"
+    )
+    assert _applicability(source) == [("AMP401", 2, "safe"), ("AMP401", 3, "safe")]
+
+
 def test_changing_the_default_autocast_dtype_makes_only_autocast_fixes_unsafe():
     source = (
         "import torch\n"

@@ -229,14 +229,19 @@ def _argument_edits(model: FileModel, use: Use) -> Optional[list[Span]]:
 def _reads_ambient_state(model: FileModel, use: Use, defaults_changed: bool) -> bool:
     """Whether the rewritten autocast may pick up a dtype or cache setting the old one did
     not: it leaves one of them to the default and the file visibly changes that default
-    (a call nested in another autocast region, or torch.set_autocast_* somewhere)."""
+    (a call nested in another autocast region, or torch.set_autocast_* somewhere). A region
+    that only switches autocast off (`enabled=False`, YOLOX's float32 sub-region) casts
+    nothing, so its dtype and cache do not matter."""
     if use.old.name != "autocast" or use.call is None:
         return False
     args = use.call.args[use.skip :]
     positional = [a for a in args if a.keyword is None and not a.star]
-    given = {a.keyword.value for a in args if a.keyword is not None}
-    given.update(OLD_AUTOCAST_PARAMS[: len(positional)])
-    if {"dtype", "cache_enabled"} <= given:
+    given = {a.keyword.value: a.value for a in args if a.keyword is not None}
+    given.update(zip(OLD_AUTOCAST_PARAMS, (a.value for a in positional)))
+    enabled = given.get("enabled")
+    if isinstance(enabled, cst.Name) and enabled.value == "False":
+        return False
+    if {"dtype", "cache_enabled"} <= given.keys():
         return False
     return defaults_changed or model.regions.enclosing(use.node) is not None
 
