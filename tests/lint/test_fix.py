@@ -479,6 +479,20 @@ def test_write_keeps_mode_and_leaves_no_temporary_file(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["train_dotted.py"]
 
 
+def test_failed_write_leaves_the_old_file_whole_and_no_temporary(tmp_path, monkeypatch):
+    path = _copy(tmp_path, "train_dotted.py")
+    before = path.read_bytes()
+
+    def crash(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(SourceError, match="train_dotted.py: cannot write: No space left on device"):
+        write_source(path, read_source(path), "x = 1\n")
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["train_dotted.py"]
+
+
 def test_write_through_a_symlink_updates_the_target(tmp_path):
     target = _copy(tmp_path, "train_dotted.py")
     link = tmp_path / "link.py"
