@@ -11,6 +11,10 @@ import stays and the call is spelled through a module-level `import torch`, or n
 offered. Because one fix then carries the edits for all those uses, every finding in the
 group carries the same edits, and applying any of them applies all.
 
+The fixes are safe, with one exception: the old autocast always passed its dtype and
+cache setting, the new one inherits them when they are not given. Where the file shows
+they may differ (an enclosing autocast region, torch.set_autocast_*), the fix is unsafe.
+
 Deprecated spellings inside a version guard or an `except ImportError:` fallback are
 compatibility shims for old PyTorch releases and are not reported.
 """
