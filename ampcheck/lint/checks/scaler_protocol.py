@@ -16,6 +16,7 @@ import libcst as cst
 from ampcheck.findings import Finding
 from ampcheck.lint.bindings import Binding
 from ampcheck.lint.checks import check
+from ampcheck.lint.consteval import UNKNOWN
 from ampcheck.lint.events import Event, Guard, exclusive
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import dotted
@@ -514,12 +515,14 @@ def _mentions_scaler(model: FileModel, d: cst.Dict) -> bool:
 
 
 def _has_optimizer_state(model: FileModel, d: cst.Dict) -> bool:
+    """An optimizer's `state_dict()`, or a value under an "optimizer" key that is not a
+    constant placeholder (yolov5's `"optimizer": None` marks a weights-only checkpoint)."""
     for el in d.elements:
         assert isinstance(el, cst.DictElement)
         key = model.consts.value(el.key)
-        if isinstance(key, str) and "optim" in key.lower():
-            return True
         v = el.value
+        if isinstance(key, str) and "optim" in key.lower() and model.consts.value(v) is UNKNOWN:
+            return True
         if (
             isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute) and v.func.attr.value == "state_dict"
             and isinstance(v.func.value, (cst.Name, cst.Attribute))
