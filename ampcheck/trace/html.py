@@ -134,8 +134,8 @@ def _headline(report: "TraceReport") -> str:
                  f'{len(report.ops)} records</div></div>')
     cards.append(f'<div class="card"><div class="v">{escape(meta.get("steps", 0))}</div>'
                  '<div class="l">optimizer steps</div></div>')
-    body = "".join(cards) or '<p class="muted">No matmul-class ops were traced.</p>'
-    return f'<section id="coverage"><h2>Coverage</h2><div class="cards">{body}</div></section>'
+    none = "" if report.coverage() else '<p class="muted">No matmul-class ops were traced.</p>'
+    return f'<section id="coverage"><h2>Coverage</h2>{none}<div class="cards">{"".join(cards)}</div></section>'
 
 
 def _source_line(path: str, line: int, base: Path) -> Optional[str]:

@@ -54,6 +54,14 @@ def test_the_page_holds_every_section(page):
     assert "torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)</pre>" in text
 
 
+def test_an_empty_report_renders_every_section_with_a_note():
+    from ampcheck.trace.report import TraceReport
+
+    text = render_html(TraceReport())
+    assert "No matmul-class ops were traced." in text and "No findings." in text
+    assert "No enabled GradScaler was used." in text and "Not recorded" in text
+
+
 def test_user_strings_are_escaped(saved_report):
     from ampcheck.trace.report import TraceReport
 
