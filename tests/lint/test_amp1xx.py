@@ -40,7 +40,8 @@ def test_clean_fixtures_cover_every_catalog_trap():
     clean = {p.stem for p in FILES if not _expected(p)}
     for trap in (
         "clean_nanogpt_ctx", "clean_accumulation", "clean_gan", "clean_native_scaler", "clean_accelerate",
-        "clean_imported_helper", "clean_disabled_scaler", "clean_autocast_disabled_subregion",
+        "clean_imported_helper", "clean_disabled_scaler", "clean_autocast_disabled_subregion", "clean_frameworks",
+        "clean_optim_wrapper",
     ):
         assert trap in clean
 
