@@ -304,6 +304,8 @@ class StepEvents:
         text, binding = scaler
         opt = self._text(call.args[0].value, env) if call.args and call.args[0].keyword is None else None
         kinds = {"unscale_": "unscale", "step": "scaler_step", "update": "update"}
+        if method in ("unscale_", "step") and not call.args:
+            return  # GradScaler's take the optimizer: `lr_scaler.step()` is something else
         if method in kinds:
             out.append(Event(kinds[method], call, env.guards, env.via, text, binding, opt, self.model))
 
