@@ -59,6 +59,7 @@ _Parameter = torch.nn.Parameter
 _CAST_OPS = frozenset({torch.ops.aten._to_copy.default})
 _TENSORS = frozenset({"Tensor", "Optional[Tensor]"})
 _TENSOR_LISTS = frozenset({"List[Tensor]", "List[Optional[Tensor]]"})
+_DTYPE_CHANGING_VIEWS = frozenset({"view_as_real", "view_as_complex", "real", "imag"})
 _SKIP_NAMESPACES = frozenset({"profiler"})  # record_function markers, not computation
 _CAST_METHODS = ("to", "half", "bfloat16", "float", "double", "type", "type_as")
 _SKIP_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (torch, ampcheck))
@@ -92,7 +93,7 @@ DEFAULT_OBSERVERS: list[Callable[[], Observer]] = []
 class OpInfo:
     """What the hot path needs to know about an OpOverload, computed once."""
 
-    __slots__ = ("op", "name", "skip", "flop", "is_cast", "is_view", "slots", "kw_tensors")
+    __slots__ = ("op", "name", "skip", "flop", "is_cast", "is_view", "plain_view", "slots", "kw_tensors")
 
     def __init__(self, func: Any) -> None:
         self.op = str(func)
@@ -109,6 +110,14 @@ class OpInfo:
         self.flop = flops.formula_for(func)
         self.is_cast = func in _CAST_OPS
         self.is_view = func.is_view
+        returns = func._schema.returns
+        # a view of its one tensor argument, returning one tensor of the same dtype and device:
+        # the hot path reads both from the output and counts no bytes (views move no data)
+        self.plain_view = (
+            self.is_view and self.slots == ((0, False),) and not self.kw_tensors
+            and len(returns) == 1 and str(returns[0].type) == "Tensor"
+            and func._overloadname != "dtype" and self.name not in _DTYPE_CHANGING_VIEWS
+        )
 
 
 def _dtype_name(dtype: Optional[torch.dtype]) -> Optional[str]:
@@ -163,52 +172,59 @@ class _Mode(TorchDispatchMode):
                     module = tracker.module_of(node)
         if phase not in t.phases:
             return out
-        count_bytes = not info.is_view
-        dtypes = []
-        device = None
-        nread = 0
-        n = len(args)
-        for i, is_list in info.slots:
-            if i >= n:
-                break
-            a = args[i]
-            if is_list:
-                for b in a:
-                    if b is not None:
-                        dtypes.append(b.dtype)
-                        if device is None:
-                            device = "cuda" if b.is_cuda else ("cpu" if b.is_cpu else b.device.type)
-                        if count_bytes:
-                            nread += b.nbytes
-            elif isinstance(a, _Tensor):  # a Tensor argument may be None or a Python number
-                dtypes.append(a.dtype)
-                if device is None:
-                    device = "cuda" if a.is_cuda else ("cpu" if a.is_cpu else a.device.type)
-                if count_bytes:
-                    nread += a.nbytes
-        if kwargs and info.kw_tensors:
-            for name in info.kw_tensors:
-                a = kwargs.get(name)
-                if isinstance(a, _Tensor):
-                    dtypes.append(a.dtype)
+        if info.plain_view:
+            out_dtype = out.dtype
+            dtypes = (out_dtype,)
+            device = "cuda" if out.is_cuda else ("cpu" if out.is_cpu else out.device.type)
+            nread = nwritten = 0
+        else:
+            count_bytes = not info.is_view
+            dtype_list = []
+            device = None
+            nread = 0
+            n = len(args)
+            for i, is_list in info.slots:
+                if i >= n:
+                    break
+                a = args[i]
+                if is_list:
+                    for b in a:
+                        if b is not None:
+                            dtype_list.append(b.dtype)
+                            if device is None:
+                                device = "cuda" if b.is_cuda else ("cpu" if b.is_cpu else b.device.type)
+                            if count_bytes:
+                                nread += b.nbytes
+                elif isinstance(a, _Tensor):  # a Tensor argument may be None or a Python number
+                    dtype_list.append(a.dtype)
+                    if device is None:
+                        device = "cuda" if a.is_cuda else ("cpu" if a.is_cpu else a.device.type)
                     if count_bytes:
                         nread += a.nbytes
-        nwritten = 0
-        if isinstance(out, _Tensor):
-            out_dtype = out.dtype
-            if count_bytes:
-                nwritten = out.nbytes
-            if device is None:
-                device = "cuda" if out.is_cuda else ("cpu" if out.is_cpu else out.device.type)
-        else:
-            out_dtype = None
-            if out.__class__ is tuple or out.__class__ is list:
-                for o in out:
-                    if isinstance(o, _Tensor):
-                        if out_dtype is None:
-                            out_dtype = o.dtype
+            if kwargs and info.kw_tensors:
+                for name in info.kw_tensors:
+                    a = kwargs.get(name)
+                    if isinstance(a, _Tensor):
+                        dtype_list.append(a.dtype)
                         if count_bytes:
-                            nwritten += o.nbytes
+                            nread += a.nbytes
+            nwritten = 0
+            if isinstance(out, _Tensor):
+                out_dtype = out.dtype
+                if count_bytes:
+                    nwritten = out.nbytes
+                if device is None:
+                    device = "cuda" if out.is_cuda else ("cpu" if out.is_cpu else out.device.type)
+            else:
+                out_dtype = None
+                if out.__class__ is tuple or out.__class__ is list:
+                    for o in out:
+                        if isinstance(o, _Tensor):
+                            if out_dtype is None:
+                                out_dtype = o.dtype
+                            if count_bytes:
+                                nwritten += o.nbytes
+            dtypes = tuple(dtype_list)
         autocast = t.autocast.get(device)
         cast = None
         if info.is_cast and dtypes and out_dtype is not dtypes[0]:
@@ -218,7 +234,7 @@ class _Mode(TorchDispatchMode):
                 cast = "user"
             else:
                 cast = "autocast"
-        key = (info, phase, module, tuple(dtypes), out_dtype, autocast, device, cast)
+        key = (info, phase, module, dtypes, out_dtype, autocast, device, cast)
         rec = t.records.get(key)
         if rec is None:
             rec = t.records[key] = [0, 0, 0, 0, _user_source()]
