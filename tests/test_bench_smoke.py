@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.paths import ROOT
 
 BENCH = ROOT / "bench"
 sys.path.insert(0, str(BENCH))

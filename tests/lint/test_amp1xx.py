@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES
+from tests.paths import FIXTURES
 from tests.lint.helpers import lint_file
 
 AMP1XX = FIXTURES / "amp1xx"

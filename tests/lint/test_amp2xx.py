@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import FIXTURES
+from tests.paths import FIXTURES
 from tests.lint.helpers import codes, expected, lint_file
 
 DIR = FIXTURES / "amp2xx"

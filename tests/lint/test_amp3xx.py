@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ampcheck.lint.fix import apply_fixes, verify
-from tests.conftest import FIXTURES
+from tests.paths import FIXTURES
 from tests.lint.helpers import codes, expected, lint_file, lint_source
 
 DIR = FIXTURES / "amp3xx"

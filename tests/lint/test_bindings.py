@@ -4,7 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ampcheck.lint.model import FileModel
-from tests.conftest import FIXTURES
+from tests.paths import FIXTURES
 
 FIXTURE = FIXTURES / "amp1xx" / "model_bindings.py"
 

@@ -3,7 +3,7 @@ separated by commas) holds exactly those casts; TARGET is the model's name or `t
 from __future__ import annotations
 
 from ampcheck.lint.model import FileModel
-from tests.conftest import FIXTURES
+from tests.paths import FIXTURES
 
 FIXTURE = FIXTURES / "amp2xx" / "casts_spellings.py"
 

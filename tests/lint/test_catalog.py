@@ -6,7 +6,7 @@ from click.testing import CliRunner
 
 from ampcheck import catalog
 from ampcheck.cli import cli
-from tests.conftest import ROOT
+from tests.paths import ROOT
 
 GOOD = """---
 code: AMP999

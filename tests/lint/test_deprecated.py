@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import FIXTURES
+from tests.paths import FIXTURES
 from tests.lint.helpers import codes, lint_file, lint_source
 
 DEPRECATED = FIXTURES / "deprecated"

@@ -6,7 +6,7 @@ import pytest
 
 from ampcheck.lint.events import Event, exclusive
 from ampcheck.lint.model import FileModel
-from tests.conftest import FIXTURES
+from tests.paths import FIXTURES
 
 FIXTURE = FIXTURES / "amp1xx" / "model_events.py"
 

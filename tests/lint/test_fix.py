@@ -11,7 +11,7 @@ import pytest
 from ampcheck.findings import Edit, Fix
 from ampcheck.lint.fix import FixError, apply_fixes, verify
 from ampcheck.lint.source import SourceError, decode_source, read_source, write_source
-from tests.conftest import FIXTURES
+from tests.paths import FIXTURES
 from tests.lint.helpers import lint_source
 
 DEPRECATED = FIXTURES / "deprecated"

@@ -9,7 +9,7 @@ import libcst as cst
 import pytest
 
 from ampcheck.lint.model import FileModel
-from tests.conftest import FIXTURES
+from tests.paths import FIXTURES
 
 MARK = re.compile(r"#\s*region:\s*(.+?)\s*$")
 

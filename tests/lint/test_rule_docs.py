@@ -16,7 +16,7 @@ from ampcheck.findings import Finding
 from ampcheck.lint.checks import all_codes
 from ampcheck.lint.engine import analyse
 from ampcheck.lint.fix import apply_fixes, verify
-from tests.conftest import ROOT
+from tests.paths import ROOT
 
 DOC_FILES = sorted((ROOT / "ampcheck" / "rules").glob("*.md"))
 

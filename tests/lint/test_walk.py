@@ -7,7 +7,7 @@ import libcst as cst
 import pytest
 
 from ampcheck.lint.walk import walk
-from tests.conftest import FIXTURES
+from tests.paths import FIXTURES
 
 # Every construct whose children libcst visits in an order other than its fields' order,
 # or only conditionally: decorators before the name, `a if test else b`, f-string format

@@ -7,7 +7,7 @@ import pytest
 
 from ampcheck.findings import Finding
 from ampcheck.output import FORMATS, render
-from tests.conftest import SHARED
+from tests.paths import SHARED
 from tests.shell.helpers import run
 
 SARIF_SCHEMA = SHARED / "schemas" / "sarif-schema-2.1.0.json"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.paths import ROOT
 from tests.shell.helpers import SHELL
 
 pytestmark = pytest.mark.slow

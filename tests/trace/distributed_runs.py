@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from conftest import FIXTURES, ROOT
+from tests.paths import FIXTURES, ROOT
 
 DISTRIBUTED = FIXTURES / "distributed"
 RUN_TIMEOUT_S = 120

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import torch
 
-from conftest import FIXTURES
+from tests.paths import FIXTURES
 
 MODELS = FIXTURES / "models"
 DTYPES = [torch.bfloat16, torch.float16]

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 import ampcheck
 from ampcheck.cli import cli
 from ampcheck.trace.html import render_html
-from tests.conftest import FIXTURES
+from tests.paths import FIXTURES
 
 sys.path.insert(0, str(FIXTURES / "models"))
 from fp16_scaler_loop import train  # noqa: E402

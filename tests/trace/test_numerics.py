@@ -8,7 +8,7 @@ import torch
 
 import ampcheck
 from ampcheck.trace.numerics import underflow_by_module
-from tests.conftest import FIXTURES
+from tests.paths import FIXTURES
 
 sys.path.insert(0, str(FIXTURES / "models"))
 from fp16_scaler_loop import train  # noqa: E402

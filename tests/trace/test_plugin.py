@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.conftest import FIXTURES, ROOT
+from tests.paths import FIXTURES, ROOT
 
 pytest_plugins = ["pytester"]
 

@@ -7,7 +7,7 @@ import pytest
 
 import ampcheck
 from ampcheck import catalog
-from conftest import ROOT
+from tests.paths import ROOT
 
 CODES = ["AMP501", "AMP502", "AMP503"]
 

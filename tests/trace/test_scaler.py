@@ -10,7 +10,7 @@ from torch.nn.utils import clip_grad_norm_  # bound before any trace, like a tra
 import ampcheck
 from ampcheck.trace.report import TraceReport
 from ampcheck.trace.scaler import scale_events, skip_summary
-from tests.conftest import FIXTURES
+from tests.paths import FIXTURES
 
 sys.path.insert(0, str(FIXTURES / "models"))
 from fp16_scaler_loop import train  # noqa: E402

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from conftest import ROOT
+from tests.paths import ROOT
 
 
 def run(script: str, *args: str) -> subprocess.CompletedProcess:

@@ -13,7 +13,7 @@ import ampcheck
 from ampcheck.cli import cli
 from ampcheck.output import render
 from ampcheck.trace.report import TraceReport
-from conftest import FIXTURES, ROOT
+from tests.paths import FIXTURES, ROOT
 from model_fixtures import build_step
 
 TRAIN = str(FIXTURES / "models" / "train.py")
