@@ -65,6 +65,8 @@ def _diff(before: str, after: str, fmt: str, tolerance_text: str) -> None:
     from ampcheck.trace.report import TraceReport
 
     tolerance = _tolerance(tolerance_text)
+    if fmt not in ("text", "json"):
+        raise _fail(f"--diff prints text or json, not {fmt}")
     try:
         change = TraceReport.diff(load([before]), load([after]))
     except ValueError as err:

@@ -81,3 +81,10 @@ def test_a_bad_tolerance_is_one_line_and_exit_two(tmp_path):
     result = cli("report", "--diff", str(saved), str(saved), "--tolerance", "lots")
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
+
+
+def test_diff_has_no_html_form(tmp_path):
+    saved = trace_steps("mlp", 1).save(tmp_path / "mlp.json")
+    result = cli("report", "--diff", str(saved), str(saved), "--format", "html")
+    assert result.returncode == 2
+    assert result.stderr.strip() == "ampcheck: error: --diff prints text or json, not html"
