@@ -26,6 +26,9 @@ if TYPE_CHECKING:  # facets import the model; keep the cycle type-only
 Scope = Union[cst.Module, cst.FunctionDef, cst.ClassDef, cst.Lambda]
 
 
+_UNINDEXED: set[type] = set()  # node types the indexer records nothing about
+
+
 class _Indexer(cst.CSTVisitor):
     """The one traversal: parents, scopes and the node kinds checks ask about."""
 
@@ -37,6 +40,8 @@ class _Indexer(cst.CSTVisitor):
         if self.stack:
             self.m.parents[node] = self.stack[-1]
         self.stack.append(node)
+        if type(node) in _UNINDEXED:
+            return True
         m = self.m
         if isinstance(node, cst.Call):
             m.calls.append(node)
@@ -62,6 +67,11 @@ class _Indexer(cst.CSTVisitor):
             m.attributes.append(node)
         elif isinstance(node, cst.Name):
             m.name_nodes.setdefault(node.value, []).append(node)
+        else:
+            # Every test above is on the node's type alone, so a type that matched none never
+            # will: most nodes (whitespace, commas, literals) then skip the chain of slow
+            # isinstance checks (libcst's node classes are ABCs).
+            _UNINDEXED.add(type(node))
         return True
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
