@@ -11,8 +11,8 @@ Seams for other parts of ampcheck (read before extending):
     `TraceReport.findings()`; such modules must not import torch at import time.
   * `TraceReport.meta` carries run facts (torch version, steps, wall time, rank, argv).
   * JSON shape: {"schema_version", "meta", "ops": [OpRecord], "weights": [WeightCasts],
-    "sections", "summary"}. "summary" (coverage, casts) is derived, written for readers of
-    the file and recomputed on load. Bump SCHEMA_VERSION on any incompatible change.
+    "sections", "summary"}. "summary" (coverage, per-module coverage, casts) and each op's
+    "ran_as_policy" are derived, written for readers of the file and recomputed on load. Bump SCHEMA_VERSION on any incompatible change.
 """
 from __future__ import annotations
 
@@ -98,11 +98,13 @@ class OpRecord:
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["in_dtypes"] = list(self.in_dtypes)
+        data["ran_as_policy"] = self.ran_as_policy  # derived, for readers of the file
         return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "OpRecord":
-        return cls(**{**data, "in_dtypes": tuple(data["in_dtypes"])})
+        fields = {k: v for k, v in data.items() if k != "ran_as_policy"}
+        return cls(**{**fields, "in_dtypes": tuple(data["in_dtypes"])})
 
 
 @dataclass
@@ -147,7 +149,7 @@ class TraceReport:
             "ops": [r.to_json() for r in self.ops],
             "weights": [w.to_json() for w in self.weights],
             "sections": self.sections,
-            "summary": {"coverage": self.coverage(), "casts": self.cast_totals()},
+            "summary": {"coverage": self.coverage(), "modules": self.module_coverage(), "casts": self.cast_totals()},
         }
 
     @classmethod
