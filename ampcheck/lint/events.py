@@ -58,7 +58,7 @@ class Guard:
     guards (`via` tells them apart), so its loops are not one loop."""
 
     node: cst.CSTNode  # If, For, While, Try, Match
-    branch: str  # "body" | "orelse" | "loop" | "except" | "case<N>"
+    branch: str  # "body" | "orelse" | "loop" | "retry" | "except" | "case<N>"
     via: tuple[cst.Call, ...] = ()
 
     @property
@@ -208,12 +208,12 @@ class StepEvents:
                 sub(stmt.orelse.body, Guard(stmt, "orelse", env.via))
         elif isinstance(stmt, cst.For):
             self._expr(stmt.iter, env, out, follow)
-            sub(stmt.body, Guard(stmt, "loop", env.via))
+            sub(stmt.body, Guard(stmt, _loop_kind(stmt), env.via))
             if stmt.orelse is not None:
                 sub(stmt.orelse.body, None)
         elif isinstance(stmt, cst.While):
             self._expr(stmt.test, env, out, follow)
-            sub(stmt.body, Guard(stmt, "loop", env.via))
+            sub(stmt.body, Guard(stmt, _loop_kind(stmt), env.via))
         elif isinstance(stmt, cst.With):
             for item in stmt.items:
                 self._expr(item.item, env, out, follow)
@@ -517,6 +517,15 @@ def _exits(body: cst.BaseSuite) -> bool:
     last = stmts[-1]
     smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
     return bool(smalls) and isinstance(smalls[-1], (cst.Continue, cst.Break, cst.Return, cst.Raise))
+
+
+def _loop_kind(loop: Union[cst.For, cst.While]) -> str:
+    """"retry" for a loop whose body ends by leaving it (`while True: try: ...; return`): it
+    repeats only when a `continue` sends it round again, so it is no training iteration."""
+    stmts = _statements(loop.body)
+    last = stmts[-1] if stmts else None
+    smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
+    return "retry" if smalls and isinstance(smalls[-1], (cst.Break, cst.Return, cst.Raise)) else "loop"
 
 
 def _tensor_like(recv: cst.BaseExpression) -> bool:

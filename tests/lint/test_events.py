@@ -89,3 +89,10 @@ def test_event_region_comes_from_the_autocast_facet(model):
 def test_every_event_is_listed_once_as_written(model):
     lines = sorted(_line(model, e) for e in model.steps.events)
     assert len(lines) == len(set(lines))
+
+
+def test_a_loop_that_leaves_after_one_pass_is_a_retry_not_an_iteration(model):
+    events = _root(model, "retry")
+    assert _kinds(events)[:2] == ["scaled_backward", "unscale"]
+    assert all(e.loops == () for e in events)
+    assert [g.branch for g in events[0].guards] == ["retry"]

@@ -22,7 +22,7 @@ from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import dotted
 
 # Conditions that switch AMP on and off; the branches they pick are the scaler's own states.
-_AMP_TOGGLE = re.compile(r"amp|fp16|half|mixed|scaler|precision|autocast|dtype|float16", re.I)
+_AMP_TOGGLE = re.compile(r"amp|fp16|half|mixed|scal(er|ing)|precision|autocast|dtype|float16", re.I)
 _SCALER_EVENTS = ("scaled_backward", "unscale", "scaler_step", "update")
 
 
@@ -61,6 +61,15 @@ class _Step:
                     return True
         return False
 
+    def iteration(self, e: Event, scaler: str) -> Optional[Guard]:
+        """The training iteration `e` repeats in: its innermost loop that also back-propagates
+        through `scaler` (a loop over the optimizers, stepping each once, is not one)."""
+        backs = [b for b in self.of("scaled_backward", scaler)]
+        for loop in reversed(e.loops):
+            if any(loop in b.loops for b in backs):
+                return loop
+        return None
+
     def between(self, a: Event, b: Event) -> list[Event]:
         i, j = self.index(a), self.index(b)
         return self.events[i + 1 : j]
@@ -69,7 +78,7 @@ class _Step:
         """The guards that decide whether `e` runs, less those that switch AMP itself."""
         return tuple(
             g for g in e.guards
-            if not g.is_loop and g.branch != "except" and not self.is_toggle(g, scaler, text)
+            if not g.is_loop and g.branch not in ("except", "retry") and not self.is_toggle(g, scaler, text)
         )
 
     def is_toggle(self, g: Guard, scaler: Optional[Binding], text: str) -> bool:
@@ -185,10 +194,8 @@ def _amp102(model: FileModel) -> Iterator[Finding]:
                 continue
             updates = step.of("update", s)
             for st in step.of("scaler_step", s):
-                if not st.loops:
-                    continue
-                loop = st.loops[-1]
-                if any(loop in u.loops for u in updates):
+                loop = step.iteration(st, s)
+                if loop is None or any(loop in u.loops for u in updates):
                     continue
                 yield model.finding(
                     "AMP102", st.node,
@@ -329,8 +336,9 @@ def _amp106(model: FileModel) -> Iterator[Finding]:
 
 
 def _unscale_repeats(step: _Step, u: Event, updates: list[Event], unscales: list[Event], b: Optional[Binding], s: str) -> bool:
-    # in a loop that no update shares: it runs several times per update
-    if u.loops and not any(u.loops[-1] in x.loops for x in updates):
+    # in a training loop that no update shares: it runs several times per update
+    loop = step.iteration(u, s)
+    if loop is not None and not any(loop in x.loops for x in updates):
         return True
     # updated only under a condition this unscale_ does not have
     same = [x for x in updates if x.loops == u.loops and not exclusive(x, u)]
@@ -541,6 +549,8 @@ def scaler_with_closure_optimizer(model: FileModel) -> Iterator[Finding]:
 def _amp110(model: FileModel) -> Iterator[Finding]:
     for step in _steps(model):
         for s, b in step.scalers().items():
+            if b is None:
+                continue  # a scaler built elsewhere: whether it is on where closures are used is unknown
             for st in step.of("scaler_step", s):
                 call = st.node
                 assert isinstance(call, cst.Call)
