@@ -18,8 +18,7 @@ re-running forward) is recompute; its ops are attributed through the stack.
 Names: a module first seen at the top of the stack is a root, named by its class (`MLP`;
 the second root of the same class `Linear#2`, and so on); its
 descendants get their state_dict names relative to it (`encoder.layers.3.attn`). No tensors
-are held: modules are known by weak reference, and parameters are known by
-`id()` for as long as their root module lives.
+are held: modules and parameters are known by weak reference.
 """
 from __future__ import annotations
 
@@ -49,7 +48,7 @@ class ModuleTracker:
         # id(module) -> (weak reference, name): no weakref is created per call, and a dead
         # module's reused id is caught by the reference check
         self._names: dict[int, tuple[weakref.ref, str]] = {}
-        self.param_names: dict[int, str] = {}
+        self._params: dict[int, tuple[weakref.ref, str]] = {}  # id(parameter) -> (weak ref, name)
         self.roots: list[str] = []
         self._handles: list[Any] = []
         # intervals of autograd sequence numbers per forward module call, in call order
@@ -82,7 +81,14 @@ class ModuleTracker:
                 self._names[id(mod)] = (weakref.ref(mod), name or root_name)
         for name, param in root.named_parameters(remove_duplicate=False):
             # a root's own parameters are named after it, as the root module is
-            self.param_names.setdefault(id(param), name if "." in name else f"{root_name}.{name}")
+            if self.param_name(param) is None:
+                self._params[id(param)] = (weakref.ref(param), name if "." in name else f"{root_name}.{name}")
+
+    def param_name(self, param: Any) -> Optional[str]:
+        """State_dict name of a parameter of a known root, else None (checked by weak
+        reference, so a dead parameter's reused id names nothing)."""
+        entry = self._params.get(id(param))
+        return entry[1] if entry is not None and entry[0]() is param else None
 
     def _known(self, mod: torch.nn.Module) -> Optional[str]:
         entry = self._names.get(id(mod))
@@ -135,7 +141,7 @@ class ModuleTracker:
         The caller sets `backward_ran` (inlined on the tracer's hot path)."""
         seq = node._sequence_nr()
         if seq == ACCUMULATE_GRAD_SEQ:
-            name = self.param_names.get(id(getattr(node, "variable", None)))
+            name = self.param_name(getattr(node, "variable", None))
             return name.rpartition(".")[0] if name else None
         i = bisect.bisect_right(self._starts, seq) - 1
         intervals = self._intervals

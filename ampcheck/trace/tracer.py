@@ -23,7 +23,7 @@ Seams (for the GradScaler observer, numerics, the pytest plugin):
     kind), names in `Trace.key_fields`, hashable and cheap to use as a dict key. Keep it
     cheap, it is on the hot path, and never keep tensors.
   * `Trace.steps` (optimizer steps so far), `Trace.recording`, `Trace.modules` (the
-    ModuleTracker: current module name, parameter names by id).
+    ModuleTracker: current module name, `param_name(parameter)`).
 
 Threads: only the thread that entered the trace is traced, plus the autograd engine's
 threads running its backward. Autocast entered in another thread is not seen (the wrapper
@@ -463,7 +463,7 @@ class Trace:
             self._stop()
 
     def _weight_cast(self, param: Any, key: tuple, nbytes: int, source: Optional[str]) -> None:
-        name = self.modules.param_names.get(id(param))
+        name = self.modules.param_name(param)
         if name is None:
             return
         if self._autocast_depth:
