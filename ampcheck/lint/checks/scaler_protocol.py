@@ -2,8 +2,10 @@
 
 Each rule reads `model.steps.roots()` (helpers already followed into their callers). A scaler
 that is certainly disabled is never judged; a scaler handed, once per step, to code this file
-cannot see is never judged in that sequence; a "maybe" scaler is judged only where the bug holds whenever
-it is on, and the message says so.
+cannot see is never judged in that sequence; a "maybe" scaler is judged only where the bug
+holds whenever it is on, and the message says so. Conditions that switch AMP itself
+(`if use_amp:`, `if scaler is not None:`) pick the scaler's own states, so they never make
+two calls' conditions differ.
 """
 from __future__ import annotations
 
@@ -33,8 +35,11 @@ class _Step:
     model: FileModel
     events: list[Event]
 
+    def __post_init__(self) -> None:
+        self._index = {id(e): i for i, e in enumerate(self.events)}
+
     def index(self, e: Event) -> int:
-        return next(i for i, x in enumerate(self.events) if x is e)
+        return self._index[id(e)]
 
     def of(self, kind: str, scaler: Optional[str] = None) -> list[Event]:
         return [e for e in self.events if e.kind == kind and (scaler is None or e.scaler == scaler)]
