@@ -139,6 +139,11 @@ class StepEvents:
             f.name.value: f for f in model.functions
             if model.enclosing_function(f) is None and model.enclosing_class(f) is None
         }
+        # (enclosing function, name) -> the last function of that name defined directly in it
+        self._nested = {
+            (model.enclosing_function(f), f.name.value): f for f in model.functions
+            if model.enclosing_function(f) is not None and model.enclosing_class(f) is None
+        }
         self._scaled_names = self._index_scaled_assignments()
 
     # -- public questions -------------------------------------------------------------------
@@ -313,8 +318,9 @@ class StepEvents:
         args = [a for a in call.args if a.keyword is None]
         if recv is None:  # torch.autograd.backward(tensors, ...)
             recv = args[0].value if args else None
-        elif args and not _tensor_like(recv):
-            # accelerator.backward(loss), engine.backward(loss): the framework scales
+        elif args and (not _tensor_like(recv) or self._is_optimizer(recv, env)):
+            # accelerator.backward(loss), engine.backward(loss), fairseq's optimizer.backward(loss):
+            # the framework scales
             out.append(self._event("opaque", call, env, target=frozenset({self._text(recv, env) or "backward"})))
             return
         scaled = self._scaled_by(recv, env) if recv is not None else None
@@ -406,9 +412,9 @@ class StepEvents:
                 return None
             fn = m.enclosing_function(call)
             while fn is not None:
-                nested = [f for f in m.functions if f.name.value == func.value and m.enclosing_function(f) is fn]
-                if nested:
-                    return nested[-1]
+                nested = self._nested.get((fn, func.value))
+                if nested is not None:
+                    return nested
                 fn = m.enclosing_function(fn)
             if func.value in self._module_functions:
                 return self._module_functions[func.value]

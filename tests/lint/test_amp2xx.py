@@ -36,6 +36,10 @@ def test_float16_autocast_with_accelerate_backward_leaves_scaling_to_accelerate(
     _assert_clean("clean_accelerate_fp16_frozen_helper.py")
 
 
+def test_float16_autocast_with_an_optimizer_wrapper_backward_leaves_scaling_to_it() -> None:
+    _assert_clean("clean_fairseq_optimizer_backward.py")
+
+
 def test_bfloat16_autocast_without_scaler_is_correct() -> None:
     _assert_clean("clean_bf16_without_scaler.py")
 

@@ -57,14 +57,17 @@ def fp16_without_scaler(model: FileModel) -> Iterable[Finding]:
 
 def _backward_follows(model: FileModel, node: cst.CSTNode) -> bool:
     """A backward on a loss tensor in the same function (or module body) as the region, at or
-    after it. A loss handed to a framework (`accelerator.backward(loss)`) is the framework's
-    to scale, and a scaled backward means a scaler exists."""
+    after it, written there or in a same-file helper called there. A loss handed to a
+    framework (`accelerator.backward(loss)`) is the framework's to scale, and a scaled
+    backward means a scaler exists."""
     fn = node if isinstance(node, cst.FunctionDef) else model.enclosing_function(node)
     start = model.range(node).start.line
     return any(
-        e.kind in ("backward", "autograd_grad") and model.enclosing_function(e.node) is fn
-        and model.range(e.node).start.line >= start
-        for e in model.steps.events
+        model.enclosing_function(at) is fn and model.range(at).start.line >= start
+        for _, events in model.steps.roots()
+        for e in events
+        if e.kind in ("backward", "autograd_grad")
+        for at in (e.node, *e.via)
     )
 
 
