@@ -142,7 +142,7 @@ class StepEvents:
         # (enclosing function, name) -> the last function of that name defined directly in it
         self._nested = {
             (model.enclosing_function(f), f.name.value): f for f in model.functions
-            if model.enclosing_function(f) is not None and model.enclosing_class(f) is None
+            if isinstance(_scope_of(model, f), cst.FunctionDef)
         }
         self._scaled_names = self._index_scaled_assignments()
 
@@ -506,6 +506,11 @@ class StepEvents:
                     if recv.value in names:
                         return "param" in m.code_for(anc.iter).lower()
         return False
+
+
+def _scope_of(model: "FileModel", node: cst.CSTNode) -> Optional[cst.CSTNode]:
+    """The innermost function or class a node is defined in."""
+    return next((a for a in model.ancestors(node) if isinstance(a, (cst.FunctionDef, cst.ClassDef))), None)
 
 
 def _statements(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
