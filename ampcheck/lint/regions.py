@@ -119,9 +119,10 @@ class Regions:
         ever disables autocast (apex's fused ops) does not use it."""
         if any(r.enabled is not False for r in self.all):
             return True
-        called = {id(c.func) for c in self.model.calls}
-        if any(self.config(c) is not None and self.config(c).enabled is not False for c in self.model.calls):  # type: ignore[union-attr]
+        configs = (self.config(c) for c in self.model.calls)
+        if any(c is not None and c.enabled is not False for c in configs):
             return True
+        called = {id(c.func) for c in self.model.calls}
         return any(id(a) not in called and self.is_autocast(a) for a in self.model.attributes)
 
     def is_autocast(self, expr: cst.BaseExpression) -> bool:
