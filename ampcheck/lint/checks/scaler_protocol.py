@@ -465,8 +465,9 @@ def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
         if not call.args:
             continue
         d = _saved_dict(model, call.args[0].value, call)
-        if d is None or not _has_optimizer_state(model, d) or _mentions_scaler(model, d):
+        if d is None or d in seen or not _has_optimizer_state(model, d) or _mentions_scaler(model, d):
             continue
+        seen.add(d)  # one finding per checkpoint dict, at its first save (`last.pt`, then `best.pt`)
         yield model.finding(
             "AMP109", call,
             _say(b, "this checkpoint saves the model and optimizer state but not the GradScaler's: after "
