@@ -93,7 +93,7 @@ DEFAULT_OBSERVERS: list[Callable[[], Observer]] = []
 class OpInfo:
     """What the hot path needs to know about an OpOverload, computed once."""
 
-    __slots__ = ("op", "name", "skip", "flop", "is_cast", "is_view", "plain_view", "slots", "kw_tensors")
+    __slots__ = ("op", "name", "skip", "flop", "is_cast", "is_view", "plain_view", "unary", "slots", "kw_tensors")
 
     def __init__(self, func: Any) -> None:
         self.op = str(func)
@@ -105,6 +105,7 @@ class OpInfo:
             if str(a.type) in _TENSORS or str(a.type) in _TENSOR_LISTS
         )
         self.kw_tensors = tuple(a.name for a in arguments if a.kwarg_only and str(a.type) in _TENSORS)
+        self.unary = self.slots == ((0, False),) and not self.kw_tensors  # the common case, unrolled
         self.name = func.overloadpacket.__name__
         self.skip = func.namespace in _SKIP_NAMESPACES
         self.flop = flops.formula_for(func)
@@ -114,8 +115,7 @@ class OpInfo:
         # a view of its one tensor argument, returning one tensor of the same dtype and device:
         # the hot path reads both from the output and counts no bytes (views move no data)
         self.plain_view = (
-            self.is_view and self.slots == ((0, False),) and not self.kw_tensors
-            and len(returns) == 1 and str(returns[0].type) == "Tensor"
+            self.is_view and self.unary and len(returns) == 1 and str(returns[0].type) == "Tensor"
             and func._overloadname != "dtype" and self.name not in _DTYPE_CHANGING_VIEWS
         )
 
@@ -179,52 +179,62 @@ class _Mode(TorchDispatchMode):
             nread = nwritten = 0
         else:
             count_bytes = not info.is_view
-            dtype_list = []
-            device = None
             nread = 0
-            n = len(args)
-            for i, is_list in info.slots:
-                if i >= n:
-                    break
-                a = args[i]
-                if is_list:
-                    for b in a:
-                        if b is not None:
-                            dtype_list.append(b.dtype)
-                            if device is None:
-                                device = "cuda" if b.is_cuda else ("cpu" if b.is_cpu else b.device.type)
-                            if count_bytes:
-                                nread += b.nbytes
-                elif isinstance(a, _Tensor):  # a Tensor argument may be None or a Python number
-                    dtype_list.append(a.dtype)
-                    if device is None:
-                        device = "cuda" if a.is_cuda else ("cpu" if a.is_cpu else a.device.type)
+            first = None  # the first tensor argument: its device when no tensor comes out
+            if info.unary:
+                first = args[0] if args else None  # an optional argument may be left out
+                if isinstance(first, _Tensor):  # a Tensor argument may be None or a Python number
+                    dtypes = (first.dtype,)
                     if count_bytes:
-                        nread += a.nbytes
-            if kwargs and info.kw_tensors:
-                for name in info.kw_tensors:
-                    a = kwargs.get(name)
-                    if isinstance(a, _Tensor):
+                        nread = first.nbytes
+                else:
+                    dtypes, first = (), None
+            else:
+                dtype_list = []
+                n = len(args)
+                for i, is_list in info.slots:
+                    if i >= n:
+                        break
+                    a = args[i]
+                    if is_list:
+                        for b in a:
+                            if b is not None:
+                                dtype_list.append(b.dtype)
+                                if count_bytes:
+                                    nread += b.nbytes
+                                if first is None:
+                                    first = b
+                    elif isinstance(a, _Tensor):
                         dtype_list.append(a.dtype)
                         if count_bytes:
                             nread += a.nbytes
-            nwritten = 0
+                        if first is None:
+                            first = a
+                if kwargs and info.kw_tensors:
+                    for name in info.kw_tensors:
+                        a = kwargs.get(name)
+                        if isinstance(a, _Tensor):
+                            dtype_list.append(a.dtype)
+                            if count_bytes:
+                                nread += a.nbytes
+                dtypes = tuple(dtype_list)
             if isinstance(out, _Tensor):
                 out_dtype = out.dtype
-                if count_bytes:
-                    nwritten = out.nbytes
-                if device is None:
-                    device = "cuda" if out.is_cuda else ("cpu" if out.is_cpu else out.device.type)
+                nwritten = out.nbytes if count_bytes else 0
+                first = out  # an op runs where its output lives (a `.to(device)` copy included)
             else:
                 out_dtype = None
+                nwritten = 0
                 if out.__class__ is tuple or out.__class__ is list:
                     for o in out:
                         if isinstance(o, _Tensor):
                             if out_dtype is None:
                                 out_dtype = o.dtype
+                                first = o
                             if count_bytes:
                                 nwritten += o.nbytes
-            dtypes = tuple(dtype_list)
+            device = None if first is None else (
+                "cuda" if first.is_cuda else ("cpu" if first.is_cpu else first.device.type))
         autocast = t.autocast.get(device)
         cast = None
         if info.is_cast and dtypes and out_dtype is not dtypes[0]:
