@@ -177,13 +177,9 @@ def _last_backward(step: _Step, e: Event) -> Optional[Event]:
     for prev in reversed(step.events[: step.index(e)]):
         if prev.kind in ("scaled_backward", "backward") and not exclusive(prev, e):
             return prev
-        if prev.kind == "opaque" and prev.node is not None and _is_backward_call(prev.node):
+        if prev.framework_backward:
             return prev
     return None
-
-
-def _is_backward_call(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "backward"
 
 
 # -- AMP102 -------------------------------------------------------------------------------------
