@@ -133,6 +133,12 @@ def _code(model: FileModel, node: cst.CSTNode) -> str:
     return model.code_for(node).strip()
 
 
+def _call_text(scaler: str, method: str, target: object, closure: bool = False) -> str:
+    """A short spelling of a scaler call for messages (the source may span lines)."""
+    opt = target if isinstance(target, str) else "optimizer"
+    return f"{scaler}.{method}({opt}{', closure' if closure else ''})"
+
+
 def _dedupe(findings: Iterable[Finding]) -> Iterator[Finding]:
     seen: set[tuple[str, int, int]] = set()
     for f in findings:
@@ -200,7 +206,7 @@ def _amp102(model: FileModel) -> Iterator[Finding]:
                     continue
                 yield model.finding(
                     "AMP102", st.node,
-                    _say(b, f"`{_code(model, st.node)}` runs every iteration of this loop but `{s}.update()` "
+                    _say(b, f"`{_call_text(s, 'step', st.target)}` runs every iteration of this loop but `{s}.update()` "
                     "is never called in it: the next iteration raises \"step() has already been called since "
                     f"the last update()\"; call `{s}.update()` once per iteration after the optimizer steps"),
                 )
@@ -267,10 +273,12 @@ def _amp104(model: FileModel) -> Iterator[Finding]:
                 what = f"`{_code(model, g.node)}` reads a gradient"
             else:
                 what = f"`{_code(model, g.node.func)}` clips gradients"  # type: ignore[attr-defined]
+            later = [x.target for x in step.events[step.index(g):] if x.kind in ("unscale", "scaler_step") and x.scaler == s]
             yield model.finding(
                 "AMP104", g.node,
                 _say(b, f"{what} still multiplied by the loss scale (65536 at first), so thresholds and "
-                f"norms are off by that factor; call `{s}.unscale_(optimizer)` before it"),
+                f"norms are off by that factor; call `{_call_text(s, 'unscale_', next(iter(later), None))}` "
+                "before it"),
             )
 
 
@@ -329,7 +337,7 @@ def _amp106(model: FileModel) -> Iterator[Finding]:
                 if _unscale_repeats(step, u, updates, unscales, b, s):
                     yield model.finding(
                         "AMP106", u.node,
-                        _say(b, f"`{_code(model, u.node)}` can run again before `{s}.update()` (e.g. every "
+                        _say(b, f"`{_call_text(s, 'unscale_', u.target)}` can run again before `{s}.update()` (e.g. every "
                         "micro-batch while the optimizer steps every N): the second call raises \"unscale_() "
                         "has already been called on this optimizer since the last update()\"; call it only "
                         f"where `{s}.step(...)` and `{s}.update()` run"),
@@ -566,10 +574,13 @@ def _amp110(model: FileModel) -> Iterator[Finding]:
                     lbfgs = ob is not None and (ob.qualname or "").endswith("LBFGS")
                 if not (extra or lbfgs):
                     continue
+                what = (
+                    f"`{_call_text(s, 'step', st.target, closure=True)}` passes a closure" if extra
+                    else f"`{_call_text(s, 'step', st.target)}` steps LBFGS, which needs a closure"
+                )
                 yield model.finding(
                     "AMP110", call,
-                    _say(b, f"`{_code(model, call)}` with a closure-based optimizer: GradScaler does not support "
-                    "closures (\"Closure use is not currently supported if GradScaler is enabled\"), and "
-                    "gradients the closure recomputes are never unscaled; use an optimizer without a closure, "
-                    "or bfloat16 autocast without a scaler"),
+                    _say(b, f"{what}: GradScaler does not support closures (\"Closure use is not currently "
+                    "supported if GradScaler is enabled\"), and gradients the closure recomputes are never "
+                    "unscaled; use an optimizer without a closure, or bfloat16 autocast without a scaler"),
                 )
