@@ -154,3 +154,16 @@ def test_observers_see_start_steps_ops_and_contribute_a_section():
 
 def test_trace_is_both_the_package_and_the_function():
     assert isinstance(ampcheck.trace(), Trace)
+
+
+def test_a_compiled_module_called_inside_a_trace_runs_eagerly_traced_with_one_warning():
+    compiled = torch.compile(torch.nn.Linear(8, 8))  # compiled before the trace
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with ampcheck.trace() as t:
+            compiled(torch.randn(2, 8))
+            compiled(torch.randn(2, 8))
+    ours = [w for w in caught if "ampcheck.trace" in str(w.message)]
+    assert len(ours) == 1 and "eagerly" in str(ours[0].message)
+    (mm,) = records(t.report, op="addmm")
+    assert mm.count == 2 and mm.module == "_orig_mod"  # the compiled wrapper's state_dict name
