@@ -253,8 +253,11 @@ class _Mode(TorchDispatchMode):
         rec[3] += nwritten
         if info.flop is not None:
             rec[1] += info.flop(args, kwargs, out)
-        if cast is not None and cast != "backward" and isinstance(args[0], _Parameter):
-            t._weight_cast(args[0], key, nread + nwritten, rec[4])
+        if cast is not None and cast != "backward":
+            weight = args[0]
+            kind = type(weight)  # Parameter's isinstance runs a Python metaclass hook: test the type first
+            if kind is _Parameter or (kind is not _Tensor and isinstance(weight, _Parameter)):
+                t._weight_cast(weight, key, nread + nwritten, rec[4])
         if t.op_observers:
             for observer in t.op_observers:
                 observer.on_op(t, func, args, kwargs or {}, out, key)

@@ -159,3 +159,14 @@ def test_optimizer_ops_are_their_own_phase_when_asked_for():
 def test_module_attribution_can_be_turned_off():
     report = traced(build_step("mlp"), modules=False)
     assert {r.module for r in report.ops} == {None}
+
+
+@pytest.mark.parametrize("layer", [torch.nn.Conv2d, torch.nn.ConvTranspose2d], ids=["conv", "conv_transpose"])
+def test_strided_and_transposed_convolution_flops_match_torch_flop_counter(layer):
+    conv = layer(3, 5, 3, stride=2, padding=1)
+    x = torch.randn(2, 3, 9, 9, requires_grad=True)
+    with FlopCounterMode(display=False) as counter:
+        conv(x).sum().backward()
+    with ampcheck.trace() as t:
+        conv(x).sum().backward()
+    assert sum(r.flops for r in t.report.ops) == counter.get_total_flops()
