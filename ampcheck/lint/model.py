@@ -207,6 +207,22 @@ class FileModel:
                 return anc
         return None
 
+    def exclusive_branches(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
+        """Whether `a` and `b` sit on opposite sides of one condition, so they never run in
+        the same pass: the two branches of one `if`, or of two `if`s with the same test in
+        one function (ConvNeXt's `if use_amp: <autocast> ... if use_amp: ... else:
+        loss.backward()`)."""
+        sides = dict(self._branch_sides(a))
+        return any(key in sides and sides[key] != side for key, side in self._branch_sides(b))
+
+    def _branch_sides(self, node: cst.CSTNode) -> Iterator[tuple[tuple[Optional[cst.CSTNode], str], bool]]:
+        """(function, test text) -> True in the body, False in the else, for each enclosing `if`."""
+        child = node
+        for anc in self.ancestors(node):
+            if isinstance(anc, cst.If) and child is not anc.test:
+                yield (self.enclosing_function(anc), self.code_for(anc.test)), child is anc.body
+            child = anc
+
     def children(self, node: cst.CSTNode) -> list[cst.CSTNode]:
         """`node.children`, in the same order, read from the parents index: libcst's own
         `children` rebuilds the node to list them, which dominates any walk of a large file."""

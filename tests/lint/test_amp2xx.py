@@ -40,6 +40,10 @@ def test_float16_autocast_with_an_optimizer_wrapper_backward_leaves_scaling_to_i
     _assert_clean("clean_fairseq_optimizer_backward.py")
 
 
+def test_float16_autocast_whose_plain_backward_is_on_the_other_branch_is_silent() -> None:
+    _assert_clean("clean_convnext_amp_branch.py")
+
+
 def test_bfloat16_autocast_without_scaler_is_correct() -> None:
     _assert_clean("clean_bf16_without_scaler.py")
 

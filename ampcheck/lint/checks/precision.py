@@ -57,13 +57,15 @@ def fp16_without_scaler(model: FileModel) -> Iterable[Finding]:
 
 def _backward_follows(model: FileModel, node: cst.CSTNode) -> bool:
     """A backward on a loss tensor in the same function (or module body) as the region, at or
-    after it, written there or in a same-file helper called there. A loss handed to a
+    after it and not on the other branch of an `if` (ConvNeXt's `if use_amp: ... else:
+    loss.backward()`), written there or in a same-file helper called there. A loss handed to a
     framework (`accelerator.backward(loss)`) is the framework's to scale, and a scaled
     backward means a scaler exists."""
     fn = node if isinstance(node, cst.FunctionDef) else model.enclosing_function(node)
     start = model.range(node).start.line
     return any(
         model.enclosing_function(at) is fn and model.range(at).start.line >= start
+        and not model.exclusive_branches(node, at)
         for _, events in model.steps.roots()
         for e in events
         if e.kind in ("backward", "autograd_grad")
