@@ -9,10 +9,13 @@ Per family:
   ShardedGradScaler, `grad_scaler`), from a name that says "scaler" in any case, or is
   inferred from use (`x.scale(loss).backward()`, `x.unscale_(opt)`): "scaler", ".scale(",
   "unscale_". A bare "scale" (attention scales, `self.scale`) does not let a file through.
-- AMP2xx (precision): fp16/bf16 autocast or scaler ("autocast", "scaler"), `.half()` /
-  `torch.half` / "half" strings (the word "half"), `HalfTensor`, `torch.float16` /
-  `torch.bfloat16` / "float16" strings ("float16"), FSDP1 ("FullyShardedDataParallel") -
-  AMP205 needs fp16 params, so "half"/"float16" too.
+- AMP2xx (precision): fp16/bf16 autocast or scaler ("autocast", "scaler"), FSDP1
+  ("FullyShardedDataParallel"). The two that need neither, AMP204/AMP205, are about fp16
+  parameters (`.half()`, `torch.half`, `HalfTensor`, `float16`, "fp16"/"bf16" strings) that
+  an optimizer constructed in the file updates; an optimizer binding comes only from a
+  `torch.optim` constructor ("optim") or a known optimizer name (`SGD`, `Adam*`, `Lion`...).
+  So a dtype word lets a file through only together with an optimizer word: library code
+  names float16 everywhere, and each file let through costs a full libcst parse.
 - AMP3xx (autocast regions): a region needs "autocast" (or a `custom_fwd` in torch.amp,
   "amp"); AMP304's `torch.autograd.Function` is checked only in files using autocast.
 - AMP4xx (deprecated): `torch.cuda.amp` / `torch.cpu.amp` / `apex.amp` all contain "amp".
@@ -41,17 +44,24 @@ NEEDLES = (
     "(?i:scaler)",
     r"\.scale\s*\(",
     "unscale_",
-    r"\bhalf\b",
-    "HalfTensor",
-    "float16",
-    "fp16",
-    "bf16",
     "FullyShardedDataParallel",
+)
+# Low-precision parameters matter only to a file that also builds an optimizer (AMP204/205).
+DTYPE_NEEDLES = (r"\bhalf\b", "HalfTensor", "float16", "fp16", "bf16")
+# Every spelling bindings.py classifies as an optimizer constructor: `torch.optim.*` and the
+# third-party names (a test holds this list to bindings' own).
+OPTIMIZER_NEEDLES = (
+    "optim", "SGD", "Adam", "AdaBelief", "Adafactor", "Adagrad", "Adadelta", "LBFGS", "Lamb",
+    "LAMB", "Lion", "Muon", "RMSprop", "Rprop", "Ranger", "Shampoo", "Sophia",
 )
 
 _PATTERN = re.compile("|".join(NEEDLES))
+_DTYPE = re.compile("|".join(DTYPE_NEEDLES))
+_OPTIMIZER = re.compile("|".join(OPTIMIZER_NEEDLES))
 
 
 def may_have_findings(text: str) -> bool:
     """False only when no lint rule can fire on `text`."""
-    return _PATTERN.search(text) is not None
+    if _PATTERN.search(text) is not None:
+        return True
+    return _DTYPE.search(text) is not None and _OPTIMIZER.search(text) is not None
