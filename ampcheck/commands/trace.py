@@ -34,15 +34,12 @@ def _exit_code(exc: SystemExit) -> int:
 
 
 def _print_traceback(exc: BaseException, script: str) -> None:
-    """The traceback python would print: from the script's first frame, not ampcheck's."""
+    """The traceback python would print: from the script's first frame, not ampcheck's (none
+    at all when the script never ran, e.g. a SyntaxError, which shows its file and line)."""
     tb = exc.__traceback__
-    start = tb
-    while tb is not None:
-        if os.path.abspath(tb.tb_frame.f_code.co_filename) == script:
-            start = tb
-            break
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != script:
         tb = tb.tb_next
-    traceback.print_exception(type(exc), exc, start)
+    traceback.print_exception(type(exc), exc, tb)
 
 
 def run_script(script: str, args: tuple[str, ...], options: dict[str, Any]) -> tuple[int, Any]:

@@ -118,3 +118,12 @@ def test_report_command_never_imports_torch(saved):
     out = subprocess.run([sys.executable, "-c", code, str(saved["outside_autocast"])], capture_output=True,
                          text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.stdout.strip().endswith("False"), out.stderr
+
+
+def test_a_script_with_a_syntax_error_reports_it_like_python(tmp_path):
+    script = tmp_path / "broken.py"
+    script.write_text("import torch\nx = (1,\n")
+    result = run("trace", "-q", "--out", str(tmp_path / "t.json"), str(script))
+    assert result.exit_code == 1
+    assert "SyntaxError" in result.stderr and "broken.py" in result.stderr
+    assert "ampcheck" not in result.stderr and "runpy" not in result.stderr
