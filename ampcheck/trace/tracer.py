@@ -27,7 +27,9 @@ Seams (for the GradScaler observer, numerics, the pytest plugin):
 
 Threads: only the thread that entered the trace is traced, plus the autograd engine's
 threads running its backward. Autocast entered in another thread is not seen (the wrapper
-ignores it), and ops of other threads are not recorded. Nesting traces raises RuntimeError.
+ignores it), and ops of other threads are not recorded. Nesting traces raises RuntimeError,
+as does entering a finished trace again. Higher-order ops (flex_attention, torch.cond) refuse
+to run under a dispatch mode that does not handle them, this one included.
 `torch.compile`: under a dispatch mode compiled code runs eagerly; the trace warns once.
 """
 from __future__ import annotations
@@ -323,6 +325,8 @@ class Trace:
         global _ACTIVE
         if _ACTIVE is not None:
             raise RuntimeError("ampcheck.trace() is already active; traces cannot be nested")
+        if self._stopped:
+            raise RuntimeError("this trace has already run; start a new one with ampcheck.trace()")
         _ACTIVE = self
         try:
             self._owner = threading.get_ident()

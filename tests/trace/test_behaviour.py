@@ -167,3 +167,14 @@ def test_a_compiled_module_called_inside_a_trace_runs_eagerly_traced_with_one_wa
     assert len(ours) == 1 and "eagerly" in str(ours[0].message)
     (mm,) = records(t.report, op="addmm")
     assert mm.count == 2 and mm.module == "_orig_mod"  # the compiled wrapper's state_dict name
+
+
+def test_a_finished_trace_cannot_be_entered_again_and_leaves_nothing_behind():
+    before = _clean_state()
+    tracer = ampcheck.trace()
+    with tracer:
+        pass
+    with pytest.raises(RuntimeError, match="already run"):
+        with tracer:
+            pass
+    assert _clean_state() == before
