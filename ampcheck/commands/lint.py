@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, Optional
+from typing import Optional
 
 import click
 
+from ampcheck.commands import OneLineUsage, fail
 from ampcheck.output import FORMATS
 
 
@@ -14,22 +15,7 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
-def _fail(message: str) -> "click.exceptions.Exit":
-    click.echo(f"ampcheck: error: {message}", err=True)
-    return click.exceptions.Exit(2)
-
-
-class _OneLineUsage(click.Command):
-    """Usage mistakes (an unknown flag, a bad value) as one `ampcheck: error:` line, exit 2."""
-
-    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
-        try:
-            return super().make_context(*args, **kwargs)
-        except click.UsageError as err:
-            raise _fail(err.format_message()) from None
-
-
-@click.command(cls=_OneLineUsage)
+@click.command(cls=OneLineUsage)
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--fix", is_flag=True, help="Apply safe fixes in place.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply fixes that may change behaviour.")
@@ -91,11 +77,11 @@ def lint(
         options = Options(fix=fix and not diff, diff=diff, unsafe_fixes=unsafe_fixes, jobs=jobs, cache=not no_cache)
         result = lint_paths(targets, settings, options)
     except (ConfigError, CatalogError) as err:
-        raise _fail(str(err))
+        raise fail(str(err))
     except KeyboardInterrupt:
-        raise _fail("interrupted")
+        raise fail("interrupted")
     except Exception as err:  # the promise is one line, never a traceback
-        raise _fail(f"internal error: {type(err).__name__}: {err}")
+        raise fail(f"internal error: {type(err).__name__}: {err}")
 
     if diff:
         sys.stdout.write("".join(result.diffs))

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import click
 
+from ampcheck.commands import OneLineUsage, fail
+
 from ampcheck.output import FORMATS
 
 if TYPE_CHECKING:
@@ -43,20 +45,15 @@ def _html(report: "TraceReport") -> str:
 RENDERERS: dict[str, Callable[["TraceReport"], str]] = {"text": _text, "json": _json, "html": _html}
 
 
-def _fail(message: str) -> "click.exceptions.Exit":
-    click.echo(f"ampcheck: error: {message}", err=True)
-    return click.exceptions.Exit(2)
-
-
 def _tolerance(value: str) -> float:
     """A fraction (`0.02`) or a percentage (`2%`) of matmul FLOPs."""
     text = value.strip()
     try:
         number = float(text[:-1]) / 100 if text.endswith("%") else float(text)
     except ValueError:
-        raise _fail(f"--tolerance {value!r}: give a fraction (0.02) or a percentage (2%)") from None
+        raise fail(f"--tolerance {value!r}: give a fraction (0.02) or a percentage (2%)") from None
     if not 0 <= number <= 1:
-        raise _fail(f"--tolerance {value!r}: must lie between 0 and 100%")
+        raise fail(f"--tolerance {value!r}: must lie between 0 and 100%")
     return number
 
 
@@ -66,11 +63,11 @@ def _diff(before: str, after: str, fmt: str, tolerance_text: str) -> None:
 
     tolerance = _tolerance(tolerance_text)
     if fmt not in ("text", "json"):
-        raise _fail(f"--diff prints text or json, not {fmt}")
+        raise fail(f"--diff prints text or json, not {fmt}")
     try:
         change = TraceReport.diff(load([before]), load([after]))
     except ValueError as err:
-        raise _fail(str(err))
+        raise fail(str(err))
     if fmt == "json":
         sys.stdout.write(json.dumps({**change.to_json(), "tolerance": tolerance,
                                      "worse": change.worse(tolerance)}, indent=1, sort_keys=True) + "\n")
@@ -79,7 +76,7 @@ def _diff(before: str, after: str, fmt: str, tolerance_text: str) -> None:
     raise click.exceptions.Exit(1 if change.worse(tolerance) else 0)
 
 
-@click.command()
+@click.command(cls=OneLineUsage)
 @click.argument("files", nargs=-1, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True,
               help="How to render the report.")
@@ -102,14 +99,14 @@ def report(files: tuple[str, ...], fmt: str, findings: bool, output_format: str,
 
     if diff_paths:
         if files:
-            raise _fail("--diff compares two traces: give BEFORE and AFTER only")
+            raise fail("--diff compares two traces: give BEFORE and AFTER only")
         _diff(*diff_paths, fmt, tolerance)
     if not files:
-        raise _fail("give a trace report file, several, or a directory of trace.rank*.json")
+        raise fail("give a trace report file, several, or a directory of trace.rank*.json")
     try:
         loaded = load(files)
     except ValueError as err:
-        raise _fail(str(err))
+        raise fail(str(err))
     if not findings:
         sys.stdout.write(RENDERERS[fmt](loaded))
         return
@@ -117,6 +114,6 @@ def report(files: tuple[str, ...], fmt: str, findings: bool, output_format: str,
     try:
         found = loaded.findings(select=codes or None)
     except Exception as err:  # the promise is one line, never a traceback
-        raise _fail(f"internal error: {type(err).__name__}: {err}")
+        raise fail(f"internal error: {type(err).__name__}: {err}")
     sys.stdout.write(render(found, output_format))
     raise click.exceptions.Exit(1 if found and not exit_zero else 0)

@@ -1,11 +1,12 @@
 """`ampcheck rule CODE` prints a rule's doc; `ampcheck rule --all` lists every rule."""
 from __future__ import annotations
 
-from typing import NoReturn, Optional
+from typing import Optional
 
 import click
 
 from ampcheck import catalog
+from ampcheck.commands import OneLineUsage, fail
 
 
 def _table(docs: list[catalog.RuleDoc]) -> str:
@@ -17,12 +18,7 @@ def _table(docs: list[catalog.RuleDoc]) -> str:
     )
 
 
-def _fail(message: str) -> NoReturn:
-    click.echo(f"ampcheck: {message}", err=True)
-    raise SystemExit(2)
-
-
-@click.command()
+@click.command(cls=OneLineUsage)
 @click.argument("code", required=False)
 @click.option("--all", "show_all", is_flag=True, help="List every rule as a table.")
 def rule(code: Optional[str], show_all: bool) -> None:
@@ -32,11 +28,11 @@ def rule(code: Optional[str], show_all: bool) -> None:
     try:
         docs = catalog.load()
     except catalog.CatalogError as exc:
-        _fail(f"broken rule catalog: {exc}")
+        raise fail(f"broken rule catalog: {exc}")
     if show_all:
         click.echo(_table(list(docs.values())))
         return
     doc = docs.get(code.strip().upper())
     if doc is None:
-        _fail(f"unknown rule code '{code}' (see `ampcheck rule --all`)")
+        raise fail(f"unknown rule code '{code}' (see `ampcheck rule --all`)")
     click.echo(f"{doc.body}\nseverity: {doc.severity} · fix: {doc.fix} · source: {doc.source}")

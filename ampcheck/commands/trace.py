@@ -16,10 +16,7 @@ from typing import Any, Optional
 
 import click
 
-
-def _fail(message: str) -> "click.exceptions.Exit":
-    click.echo(f"ampcheck: error: {message}", err=True)
-    return click.exceptions.Exit(2)
+from ampcheck.commands import OneLineUsage, fail
 
 
 def _exit_code(exc: SystemExit) -> int:
@@ -68,7 +65,7 @@ def run_script(script: str, args: tuple[str, ...], options: dict[str, Any]) -> t
     return status, tracer.report
 
 
-@click.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.command(cls=OneLineUsage, context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.argument("script", type=click.Path(dir_okay=False))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.option("--out", "-o", default=None, metavar="PATH",
@@ -88,7 +85,7 @@ def trace(script: str, args: tuple[str, ...], out: Optional[str], steps: Optiona
     from ampcheck.trace import ranks
 
     if not os.path.isfile(script):
-        raise _fail(f"{script}: no such file")
+        raise fail(f"{script}: no such file")
     if args[:1] == ("--",):  # `ampcheck trace SCRIPT -- ARGS`: the separator is ours
         args = args[1:]
     if out and out.endswith(("/", os.sep)):  # a trailing slash asks for a directory
@@ -97,11 +94,11 @@ def trace(script: str, args: tuple[str, ...], out: Optional[str], steps: Optiona
     try:
         target = ranks.output_path(out, launch)
     except ranks.OutputPathError as err:
-        raise _fail(str(err))
+        raise fail(str(err))
     try:
         import torch  # noqa: F401 - checked here so a missing torch is one clear line
     except ImportError:
-        raise _fail("`ampcheck trace` needs PyTorch: pip install 'ampcheck[trace]'")
+        raise fail("`ampcheck trace` needs PyTorch: pip install 'ampcheck[trace]'")
     options = {
         "phases": tuple(p.strip() for p in phases.split(",") if p.strip()),
         "modules": not no_modules,
@@ -114,7 +111,7 @@ def trace(script: str, args: tuple[str, ...], out: Optional[str], steps: Optiona
 
         Trace(**options)  # validate options before the script runs
     except ValueError as err:
-        raise _fail(str(err))
+        raise fail(str(err))
     status, result = run_script(script, args, options)
     if result is not None:
         result.meta["script"] = [script, *args]
@@ -122,7 +119,7 @@ def trace(script: str, args: tuple[str, ...], out: Optional[str], steps: Optiona
         try:
             written = result.save(target)
         except OSError as err:
-            raise _fail(f"cannot write {target}: {err}")
+            raise fail(f"cannot write {target}: {err}")
         if not quiet:
             if not launch.rank:  # the ranks of a job would interleave their summaries: rank 0 speaks
                 click.echo("\n" + result.to_text(), err=True)

@@ -101,7 +101,7 @@ def test_rule_all_lists_every_doc_as_a_table():
 def test_unknown_rule_is_one_line_and_exit_2():
     result = rule("AMP999")
     assert result.exit_code == 2
-    assert result.output == "ampcheck: unknown rule code 'AMP999' (see `ampcheck rule --all`)\n"
+    assert result.output == "ampcheck: error: unknown rule code 'AMP999' (see `ampcheck rule --all`)\n"
 
 
 @pytest.mark.parametrize("args", [(), ("AMP401", "--all")])
