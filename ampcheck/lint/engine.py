@@ -105,13 +105,23 @@ def _run(files: list[str], settings: Settings, options: Options) -> list[FileRes
 
         load_all()  # import the checks once, before the workers fork
         workers = min(jobs, len(pending))
-        chunk = max(1, len(pending) // (workers * 4))
+        # Largest files first, in small chunks: a run lasts as long as its busiest worker, and
+        # file sizes vary a thousandfold (big contiguous chunks left one core idle for minutes).
+        pending.sort(key=_size, reverse=True)
+        chunk = max(1, min(16, len(pending) // (workers * 8)))
         with ProcessPoolExecutor(max_workers=workers) as pool:
             n = len(pending)
             done.update(zip(pending, pool.map(lint_file, pending, [settings] * n, [options] * n, chunksize=chunk)))
     else:
         done.update((path, lint_file(path, settings, options)) for path in pending)
     return [done[path] for path in files]
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0  # reported when its worker reads it
 
 
 def _cores() -> int:
