@@ -19,7 +19,7 @@ process:
     python bench/lint_bench.py --tiny      # seconds; what the test suite runs
 
 The Markdown tables are printed and, with --results, spliced into that file between
-`<!-- lint_bench:TABLE -->` markers (added at the end the first time).
+`<!-- bench:TABLE -->` markers (added at the end the first time).
 """
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ sys.path.insert(0, str(BENCH))
 
 import make_corpus  # noqa: E402  (bench scripts are run as files, not as a package)
 from procstats import CommandFailed, Sample, load_average, measure, median  # noqa: E402
+from results_md import splice  # noqa: E402
 
 PEERS_BIN = BENCH / ".venv-peers" / "bin"
 CHANGED_FILE = "torch/amp/grad_scaler.py"
@@ -216,19 +217,6 @@ def preamble(corpus: Path, rounds: int, subset: Optional[str]) -> str:
     packages = ", ".join(f"{n} {p['version']} ({p['files']} files, {p['lines']} lines)" for n, p in manifest["packages"].items())
     scope = f"`{subset}` of the corpus" if subset else f"the corpus: {manifest['files']} files, {manifest['lines']} lines"
     return f"Measured on {scope} — {packages}; {rounds} interleaved round(s)."
-
-
-def splice(results: Path, table: str, text: str) -> None:
-    """Replace this table's block in `results` (or append it) so reruns update in place."""
-    begin, end = f"<!-- lint_bench:{table} -->", f"<!-- /lint_bench:{table} -->"
-    block = f"{begin}\n{text}\n{end}"
-    old = results.read_text() if results.exists() else ""
-    if begin in old and end in old:
-        head, rest = old.split(begin, 1)
-        new = head + block + rest.split(end, 1)[1]
-    else:
-        new = old + ("\n" if old and not old.endswith("\n") else "") + "\n" + block + "\n"
-    results.write_text(new)
 
 
 def main(argv: Optional[list[str]] = None) -> int:

@@ -35,8 +35,8 @@ from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
 import ampcheck  # noqa: E402
 import trace_overhead  # noqa: E402  (bench scripts are run as files, not as a package)
-from lint_bench import splice  # noqa: E402
 from procstats import load_average, median  # noqa: E402
+from results_md import splice  # noqa: E402
 
 CASES: dict[str, Callable[[], object]] = {
     "untraced": trace_overhead._Plain,

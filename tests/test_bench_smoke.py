@@ -55,7 +55,7 @@ def test_lint_bench_measures_every_ampcheck_case_and_splices_results(tmp_path: P
     assert "identical" in text and "DIFFERENT" not in text
     # a second run replaces its block instead of appending another
     run_bench("lint_bench.py", "--tiny", "--tables", "ampcheck", "--results", str(results), cwd=tmp_path)
-    assert results.read_text().count("<!-- lint_bench:ampcheck -->") == 1
+    assert results.read_text().count("<!-- bench:ampcheck -->") == 1
 
 
 @pytest.mark.parametrize("peer", sorted(lint_bench.PEERS))
