@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import shutil
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -38,7 +36,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 import make_corpus  # noqa: E402  (bench scripts are run as files, not as a package)
-from procstats import CommandFailed, Sample, load_average, measure, median  # noqa: E402
+from procstats import CommandFailed, Sample, load_average, machine, measure, median  # noqa: E402
 from results_md import splice  # noqa: E402
 
 PEERS_BIN = BENCH / ".venv-peers" / "bin"
@@ -258,26 +256,13 @@ def main(argv: Optional[list[str]] = None) -> int:
         except CommandFailed as exc:
             print(f"lint_bench: {exc}", file=sys.stderr)
             return 2
-        machine = (
-            f"Load average (1/5/15 min) before {load_before}, after {load_average()}; "
-            f"{_cpu_model()}, Python {platform.python_version()}."
-        )
+        footer = f"Load average (1/5/15 min) before {load_before}, after {load_average()}; {machine()}."
         for name, text in sections.items():
-            text = f"{text}\n\n{machine}"
+            text = f"{text}\n\n{footer}"
             print(f"\n### lint_bench: {name}\n\n{text}")
             if args.results:
                 splice(args.results, name, text)
     return 0 if identical else 1
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return f"{line.split(':', 1)[1].strip()} × {subprocess.check_output(['nproc']).decode().strip()}"
-    except (OSError, subprocess.CalledProcessError):
-        pass
-    return platform.machine()
 
 
 if __name__ == "__main__":

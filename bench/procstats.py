@@ -6,7 +6,10 @@ and every process it waited for (worker pools included), the same figures
 """
 from __future__ import annotations
 
+import datetime
+import importlib.metadata
 import os
+import platform
 import statistics
 import subprocess
 import tempfile
@@ -57,3 +60,26 @@ def median(values: Sequence[float]) -> float:
 def load_average() -> str:
     one, five, fifteen = os.getloadavg()
     return f"{one:.2f} {five:.2f} {fifteen:.2f}"
+
+
+def machine() -> str:
+    """CPU model and count, RAM, Python and torch versions, and the date: what a reader needs
+    to compare these figures with their own (torch's version is read without importing it)."""
+    cpu = platform.machine()
+    ram = ""
+    try:
+        cpu = next(
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        )
+        kb = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal"))
+        ram = f", {kb / 2**20:.0f} GiB RAM"
+    except (OSError, StopIteration, ValueError):
+        pass
+    try:
+        torch = f", torch {importlib.metadata.version('torch')}"
+    except importlib.metadata.PackageNotFoundError:
+        torch = ""
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return f"{cpu} × {os.cpu_count()} cores{ram}, Python {platform.python_version()}{torch}; {when}"

@@ -18,7 +18,6 @@ steps, each in a fresh process, must be flat: the tracer aggregates as it goes.
 from __future__ import annotations
 
 import argparse
-import platform
 import re
 import subprocess
 import sys
@@ -35,7 +34,7 @@ from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
 import ampcheck  # noqa: E402
 import trace_overhead  # noqa: E402  (bench scripts are run as files, not as a package)
-from procstats import load_average, median  # noqa: E402
+from procstats import load_average, machine, median  # noqa: E402
 from results_md import splice  # noqa: E402
 
 CASES: dict[str, Callable[[], object]] = {
@@ -169,7 +168,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     memory = memory_table(fixtures, short, long)
     text = "\n\n".join([
         f"CPU autocast bf16, 1 intra-op thread, {rounds} interleaved round(s) × {steps} steady-state steps per case; "
-        f"torch {torch.__version__}, Python {platform.python_version()}.",
+        f"{machine()}.",
         timing_table(results),
         target_table(results),
         memory,
