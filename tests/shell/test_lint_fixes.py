@@ -75,7 +75,7 @@ def test_a_fix_whose_result_does_not_parse_is_refused(project, monkeypatch):
 
 def test_unsafe_fixes_need_their_flag(project, monkeypatch):
     path = project / "train.py"
-    path.write_text("import torch\nx = torch.half\n")
+    path.write_text("import torch.amp\nx = torch.half\n")  # `amp` lets it through the pre-filter
 
     def unsafe(model):
         if "torch.half" in model.source:
@@ -84,10 +84,10 @@ def test_unsafe_fixes_need_their_flag(project, monkeypatch):
 
     _register(monkeypatch, unsafe)
     assert run(["train.py"], cache=False, fix=True).fixed == 0
-    assert path.read_text() == "import torch\nx = torch.half\n"
+    assert path.read_text() == "import torch.amp\nx = torch.half\n"
     result = run(["train.py"], cache=False, fix=True, unsafe_fixes=True)
     assert result.fixed == 1 and result.findings == []
-    assert path.read_text() == "import torch\nx = torch.bfloat16\n"
+    assert path.read_text() == "import torch.amp\nx = torch.bfloat16\n"
 
 
 def test_a_crashing_check_is_an_internal_error_line_not_a_traceback(project, monkeypatch):
