@@ -66,7 +66,15 @@ KEYS = (
     "extend-exclude",
     "warn-unused-ignores",
     "force-exclude",
+    "max-file-size",
 )
+
+# Files with more Python than this are skipped with a warning: libcst parses 3-14 s/MB here
+# (a 10 MB generated literal took minutes) and holds the GIL meanwhile, so no timer can stop
+# it. 2 MiB keeps the largest hand-written modules of torch, timm and transformers (1.4 MB).
+DEFAULT_MAX_FILE_SIZE = 2 * 1024 * 1024
+_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([KMG]i?B|B)?\s*", re.IGNORECASE)
+_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "mib": 2**20, "gib": 2**30}
 
 _SELECTOR = re.compile(r"ALL|AMP[0-9]{0,3}")
 
@@ -107,6 +115,7 @@ class Overrides:
     extend_exclude: tuple[str, ...] = ()
     warn_unused_ignores: Optional[bool] = None
     force_exclude: Optional[bool] = None
+    max_file_size: Optional[str] = None  # "2MB", "512KiB", "1000000"; "0": no limit
     config_file: Optional[str] = None
 
 
@@ -121,6 +130,8 @@ class Settings:
     warn_unused_ignores: bool = False
     # Apply `exclude` to paths named on the command line too (pre-commit names every file).
     force_exclude: bool = False
+    # Bytes of Python (a notebook's code cells, not its outputs) above which a file is skipped.
+    max_file_size: Optional[int] = DEFAULT_MAX_FILE_SIZE
     config_path: Optional[Path] = None
 
     def codes_for(self, path: Path) -> frozenset[str]:
@@ -217,6 +228,15 @@ def _per_file_flags(values: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
     return pairs
 
 
+def parse_size(value: Any, where: str) -> Optional[int]:
+    """Bytes from `2MB`, `512KiB`, `1.5 MB` or a plain number of bytes; None (no limit) for 0."""
+    match = _SIZE.fullmatch(str(value)) if isinstance(value, (int, str)) and not isinstance(value, bool) else None
+    if match is None:
+        raise ConfigError(f"{where} must be a size such as \"2MB\", \"512KiB\" or a number of bytes, got {value!r}")
+    size = int(float(match.group(1)) * _UNITS[(match.group(2) or "").lower()])
+    return size or None
+
+
 def load_settings(
     paths: Sequence[str], overrides: Overrides = Overrides(), cwd: Optional[Path] = None
 ) -> Settings:
@@ -279,8 +299,17 @@ def load_settings(
         exclude=tuple(Glob(p) for p in exclude),
         warn_unused_ignores=flag("warn-unused-ignores", overrides.warn_unused_ignores),
         force_exclude=flag("force-exclude", overrides.force_exclude),
+        max_file_size=_max_file_size(table, where, overrides.max_file_size),
         config_path=config_path,
     )
+
+
+def _max_file_size(table: dict[str, Any], where: str, override: Optional[str]) -> Optional[int]:
+    if override is not None:
+        return parse_size(override, "--max-file-size")
+    if "max-file-size" in table:
+        return parse_size(table["max-file-size"], f"'max-file-size' in {where}")
+    return DEFAULT_MAX_FILE_SIZE
 
 
 def default_settings(root: Optional[Path] = None, **kwargs: Any) -> Settings:

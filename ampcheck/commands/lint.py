@@ -31,6 +31,7 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--extend-exclude", multiple=True, metavar="GLOBS", help="Paths to skip in addition.")
 @click.option("--warn-unused-ignores/--no-warn-unused-ignores", default=None, help="Report suppressions that suppress nothing (AMP002).")
 @click.option("--force-exclude/--no-force-exclude", default=None, help="Apply excludes to paths named on the command line too.")
+@click.option("--max-file-size", metavar="SIZE", help='Skip files with more Python than this ("2MB", "512KiB"; 0: no limit; default 2MiB).')
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Read settings from this file instead of the nearest pyproject.toml.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: all cores).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write .ampcheck_cache/.")
@@ -50,6 +51,7 @@ def lint(
     extend_exclude: tuple[str, ...],
     warn_unused_ignores: Optional[bool],
     force_exclude: Optional[bool],
+    max_file_size: Optional[str],
     config_file: Optional[str],
     jobs: Optional[int],
     no_cache: bool,
@@ -70,6 +72,7 @@ def lint(
         extend_exclude=_split(extend_exclude),
         warn_unused_ignores=warn_unused_ignores,
         force_exclude=force_exclude,
+        max_file_size=max_file_size,
         config_file=config_file,
     )
     try:

@@ -5,7 +5,9 @@ folder's own and those of its ancestors up to the repository root, deepest first
 negation) and the `exclude` settings, and skipping virtual environments. A path named on
 the command line is always linted, whatever its name, unless `force-exclude` is set (as
 the pre-commit hooks do, since pre-commit names every staged file). Problems (a symlink
-loop, an unreadable folder) are one line each and never stop the walk.
+loop, an unreadable folder) are one line each and never stop the walk. Only regular files
+are linted: a named pipe or a device, found or named, is never opened (reading one can
+block forever), just reported.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from typing import Callable, Optional
 
 from ampcheck.config import Settings
 from ampcheck.lint.globs import GitIgnore
+from ampcheck.lint.source import not_regular, skipped_special
 
 SUFFIXES = (".py", ".pyi", ".ipynb")
 
@@ -55,7 +58,10 @@ def discover(paths: list[str], settings: Settings) -> Discovery:
             continue
         if settings.force_exclude and settings.is_excluded_with_parents(absolute):
             continue
-        if is_dir:
+        special = None if is_dir else _special(absolute)
+        if special is not None:
+            found.problems.append(skipped_special(display, special))
+        elif is_dir:
             ignore = _gitignore_above(absolute)
             _walk(display, absolute, ignore, frozenset({os.path.realpath(absolute)}), settings, found, add)
         else:
@@ -87,7 +93,8 @@ def _walk(
         except OSError as err:
             found.problems.append(_link_problem(shown, err))
             continue
-        if entry.is_symlink() and not is_dir and not is_file:
+        special = None if is_dir or is_file else _special(path)
+        if entry.is_symlink() and not is_dir and not is_file and special is None:
             err = _stat_error(path)
             if err.errno == errno.ELOOP or entry.name.endswith(SUFFIXES):
                 found.problems.append(_link_problem(shown, err))
@@ -103,7 +110,19 @@ def _walk(
                 continue
             _walk(shown, path, ignore, ancestors | {real}, settings, found, add)
         elif entry.name.endswith(SUFFIXES):
-            add(shown, path)
+            if special is not None:
+                found.problems.append(skipped_special(shown, special))
+            else:
+                add(shown, path)
+
+
+def _special(path: Path) -> Optional[str]:
+    """What `path` is when it is not a regular file (its link followed); None when it is,
+    or when it vanished (reading it will say so)."""
+    try:
+        return not_regular(os.stat(path).st_mode)
+    except OSError:
+        return None
 
 
 def _is_environment(folder: Path) -> bool:

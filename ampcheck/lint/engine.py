@@ -21,7 +21,7 @@ from ampcheck.findings import Finding, Fix
 from ampcheck.lint import notebook, prefilter, suppress
 from ampcheck.lint.cache import Cache, key
 from ampcheck.lint.discover import discover
-from ampcheck.lint.source import SourceError, SourceFile, read_source, write_source
+from ampcheck.lint.source import SourceError, SourceFile, read_source, too_large, write_source
 
 MAX_FIX_ROUNDS = 10
 # Below this many files a default run stays in-process: starting workers costs more.
@@ -161,6 +161,10 @@ def _lint_file(path: str, settings: Settings, options: Options, replay_only: boo
             result.problems.append(f"{path}: {err}")
             return result
     text = nb.source if nb is not None else source.text
+    oversized = too_large(path, text, settings.max_file_size)
+    if oversized is not None:
+        result.problems.append(oversized)
+        return result
     codes = settings.codes_for(Path(path))
     cache = Cache(settings.root) if options.cache else None
     lint = _Linter(path, "ipynb" if is_notebook else "py", codes, settings, cache, result)

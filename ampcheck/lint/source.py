@@ -11,11 +11,11 @@ import codecs
 import io
 import os
 import re
+import stat
 import tempfile
 import tokenize
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Union
+from typing import Optional, Union
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -60,13 +60,46 @@ def decode_source(data: bytes, name: str) -> SourceFile:
     return SourceFile(text, encoding, bom, found.group() if found else "\n")
 
 
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a folder"),
+)
+
+
+def not_regular(mode: int) -> Optional[str]:
+    """What a file that is not a regular file is ("a named pipe"), or None for a regular
+    file: reading a pipe or a device can block forever or never end."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((kind for test, kind in _SPECIAL_KINDS if test(mode)), "not a regular file")
+
+
+def skipped_special(name: str, kind: str) -> str:
+    return f"{name}: {kind}, not a regular file; skipped"
+
+
 def read_source(path: PathLike) -> SourceFile:
-    """Read a Python file; every failure is a SourceError naming the file in one line."""
+    """Read a Python file; every failure is a SourceError naming the file in one line.
+
+    Opened without blocking and checked before reading: discovery already skips what is
+    not a regular file, but a path can be replaced by a pipe between discovery and here."""
+    name = os.fspath(path)
     try:
-        data = Path(path).read_bytes()
+        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
-        raise SourceError(f"{os.fspath(path)}: cannot read: {exc.strerror or exc}") from None
-    return decode_source(data, os.fspath(path))
+        raise SourceError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            kind = not_regular(os.fstat(fh.fileno()).st_mode)
+            if kind is not None:
+                raise SourceError(skipped_special(name, kind))
+            data = fh.read()
+    except OSError as exc:
+        raise SourceError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    return decode_source(data, name)
 
 
 def _encode(sf: SourceFile, new_text: str, name: str) -> bytes:
@@ -109,3 +142,22 @@ def write_source(path: PathLike, sf: SourceFile, new_text: str) -> None:
         except OSError:
             pass
         raise SourceError(f"{name}: cannot write: {exc.strerror or exc}") from None
+
+
+def too_large(name: str, text: str, limit: Optional[int]) -> Optional[str]:
+    """The warning for Python text over `max-file-size` bytes, or None. The bound exists
+    because libcst's parse time grows with size and cannot be interrupted (it holds the GIL):
+    a 10 MB generated literal would stall a pre-commit run for minutes."""
+    if limit is None or len(text) <= limit // 4:  # UTF-8 takes at most 4 bytes a character
+        return None
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size <= limit:
+        return None
+    return (
+        f"{name}: {_megabytes(size)} of Python is over max-file-size ({_megabytes(limit)}); skipped "
+        "(raise it with --max-file-size or in [tool.ampcheck])"
+    )
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:.1f} MiB" if size >= 2**17 else f"{size:,} bytes"
