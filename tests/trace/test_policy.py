@@ -4,19 +4,21 @@ from __future__ import annotations
 import pytest
 import torch
 
-from ampcheck.trace.policy import REGISTERED, policy_of
+from ampcheck.trace.policy import DISPATCH_KEYS, REGISTERED, policy_of
 
 
-@pytest.mark.parametrize("device, key", [("cpu", "AutocastCPU"), ("cuda", "AutocastCUDA")])
+@pytest.mark.parametrize("device, key", [("cpu", "AutocastCPU"), ("cuda", "AutocastCUDA"), ("xpu", "AutocastXPU"),
+                                         ("mps", "AutocastMPS")])
 def test_policy_table_lists_exactly_the_ops_torch_registers_for_autocast(device, key):
+    assert DISPATCH_KEYS[device] == key
     registered = {op.removeprefix("aten::") for op in torch._C._dispatch_get_registrations_for_dispatch_key(key)}
     table = set(REGISTERED[device])
     assert registered - table == set(), f"torch {torch.__version__} autocasts ops the table lacks"
     assert table - registered == set(), f"the table lists ops torch {torch.__version__} does not autocast"
 
 
-def test_matmul_and_conv_are_lower_precision_on_both_devices_as_dispatched():
-    for device in ("cpu", "cuda"):
+def test_matmul_and_conv_are_lower_precision_on_every_device_as_dispatched():
+    for device in ("cpu", "cuda", "xpu", "mps"):
         assert policy_of(device, "addmm") == "lower_precision"
         assert policy_of(device, "convolution") == "lower_precision"
         assert policy_of(device, "bmm") == "lower_precision"
@@ -42,5 +44,40 @@ def test_binary_cross_entropy_is_banned_on_cuda_only():
 
 def test_cat_promotes_and_unknown_devices_have_no_policy():
     assert policy_of("cpu", "cat") == "promote"
-    assert policy_of("mps", "addmm") == "none"
+    assert policy_of("xla", "addmm") == "none"
     assert policy_of("cpu", "relu") == "none"
+
+
+def test_xpu_shares_cudas_lists_without_the_cudnn_convolutions():
+    assert set(REGISTERED["cuda"]) - set(REGISTERED["xpu"]) == {"cudnn_convolution", "cudnn_convolution_transpose"}
+    assert all(REGISTERED["cuda"][op] == policy for op, policy in REGISTERED["xpu"].items())
+    assert policy_of("xpu", "binary_cross_entropy") == "banned"
+
+
+def test_mps_keeps_batch_norm_and_3d_transposed_convolution_in_fp32_and_bans_nothing():
+    assert policy_of("mps", "native_batch_norm") == "fp32"
+    assert policy_of("mps", "conv_transpose3d") == "fp32"
+    assert policy_of("mps", "_softmax") == "fp32"
+    assert "banned" not in REGISTERED["mps"].values()
+
+
+@pytest.mark.parametrize("device", ["xpu", "mps"])
+def test_each_category_is_what_autocast_does_on_fake_tensors_of_that_device(device):
+    """torch's CPU build runs the XPU and MPS autocast kernels on fake tensors of those devices, so
+    the categories (not only the op lists) are checked without the hardware."""
+    import torch.nn.functional as F
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode(), torch.autocast(device, dtype=torch.float16):
+        a = torch.empty(8, 8, device=device)
+        video, kernel = torch.empty(1, 8, 4, 4, 4, device=device), torch.empty(8, 8, 3, 3, 3, device=device)
+        ran = {
+            "mm": torch.mm(a, a).dtype,
+            "conv3d": F.conv3d(video, kernel).dtype,
+            "conv_transpose3d": F.conv_transpose3d(video, kernel).dtype,
+            "softmax": torch.softmax(a.half(), -1).dtype,
+            "layer_norm": F.layer_norm(a.half(), (8,)).dtype,
+        }
+    for op, dtype in ran.items():
+        expected = {"lower_precision": torch.float16, "fp32": torch.float32}[policy_of(device, op)]
+        assert dtype == expected, (op, dtype)
