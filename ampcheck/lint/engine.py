@@ -302,7 +302,7 @@ def _fix(
             new_text, applied = fixer.apply_fixes(text, fixes)
             if not applied:
                 break
-            fixer.verify(new_text, lint.path)
+            fixer.verify(new_text, lint.path, text, applied)
         except fixer.FixError as err:
             result.problems.append(f"{lint.path}: fixes not applied: {err}")
             break

@@ -10,7 +10,7 @@ certainty use `qualname`, which answers only when there is exactly one candidate
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Union
 
 import libcst as cst
 
@@ -25,6 +25,16 @@ def dotted(expr: cst.BaseExpression) -> Optional[str]:
         return None
     parts.append(expr.value)
     return ".".join(reversed(parts))
+
+
+def import_key(alias: cst.ImportAlias, statement: Union[cst.Import, cst.ImportFrom]) -> str:
+    """What an import binds, so that importing one thing twice (`import torch` at the top and
+    `import torch.distributed` later) counts as one binding."""
+    name = dotted(alias.name) or ""
+    if isinstance(statement, cst.ImportFrom):
+        module = dotted(statement.module) if statement.module is not None else ""
+        return "." * len(statement.relative) + f"{module}.{name}"
+    return name if alias.asname is not None else name.split(".")[0]
 
 
 def module_name(expr: cst.BaseExpression) -> str:

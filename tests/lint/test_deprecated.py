@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from tests.paths import FIXTURES
-from tests.lint.helpers import codes, lint_file, lint_source
+from tests.lint.helpers import codes, expected, lint_file, lint_source
 
 DEPRECATED = FIXTURES / "deprecated"
 
@@ -93,7 +93,7 @@ def test_rebound_name_is_not_assumed_deprecated():
         "    with autocast():\n"
         "        pass\n"
     )
-    assert lint_source(source, select="AMP4") == []
+    assert codes(lint_source(source, select="AMP4")) == [("AMP401", 1)]  # the unused import only
 
 
 def test_except_handler_for_other_errors_is_not_a_shim():
@@ -150,3 +150,53 @@ def test_version_flags_guard_a_fallback(test):
 def test_other_is_torch_helpers_are_not_guards():
     source = "import torch\nif is_torch_compiling():\n    ctx = torch.cuda.amp.autocast()\n"
     assert codes(lint_source(source, select="AMP4")) == [("AMP401", 3)]
+
+
+# -- a use that may mean two bindings is reported but never rewritten ---------------------------
+@pytest.mark.parametrize("name", ["optional_amp_branch.py", "optional_amp_try_import.py"])
+def test_a_use_that_may_mean_a_users_fallback_is_reported_without_a_fix(name):
+    findings = lint_file(DEPRECATED / name, select="AMP4")
+    assert codes(findings) == expected(DEPRECATED / name, select="AMP4")
+    assert [f.fix for f in findings] == [None] * len(findings)
+
+
+def test_a_name_imported_twice_the_same_way_is_still_one_binding():
+    source = "import torch\nimport torch.distributed\nctx = torch.cuda.amp.autocast()\n"
+    [finding] = lint_source(source, select="AMP4")
+    assert finding.fix is not None and finding.fix.applicability == "safe"
+
+
+def test_a_module_torch_hidden_by_a_parameter_is_not_used_to_spell_the_fix():
+    source = (
+        "import torch\n"
+        "def run(torch, enabled):\n"
+        "    from torch.cuda.amp import autocast\n"
+        "    registry = [autocast]\n"
+        "    return autocast(enabled=enabled)\n"
+    )
+    [finding] = lint_source(source, select="AMP4")
+    assert finding.fix is None
+
+
+# -- imports no call site reports ---------------------------------------------------------------
+def test_an_import_that_only_annotates_is_reported_with_a_safe_fix():
+    [finding] = lint_file(DEPRECATED / "scaler_annotation_only.py", select="AMP4")
+    assert codes([finding]) == expected(DEPRECATED / "scaler_annotation_only.py", select="AMP4")
+    assert finding.message == "`torch.cuda.amp.GradScaler` is deprecated; import `torch.amp.GradScaler` instead"
+    assert finding.fix is not None and finding.fix.applicability == "safe"
+
+
+def test_re_exported_imports_are_reported_with_an_unsafe_fix():
+    findings = lint_file(DEPRECATED / "amp_reexports.py", select="AMP4")
+    assert sorted(codes(findings)) == expected(DEPRECATED / "amp_reexports.py", select="AMP4")
+    assert {f.fix.applicability for f in findings if f.fix} == {"unsafe"} and all(f.fix for f in findings)
+
+
+def test_an_import_whose_calls_are_reported_is_not_reported_again():
+    assert amp4("train_from_import.py") == [("AMP402", 21), ("AMP401", 28)]
+
+
+def test_an_import_in_a_package_init_is_a_possible_re_export():
+    source = "from torch.cuda.amp import GradScaler\ndef f(s: GradScaler): ...\n"
+    [finding] = lint_source(source, select="AMP4", path="pkg/__init__.py")
+    assert finding.fix is not None and finding.fix.applicability == "unsafe"

@@ -17,16 +17,20 @@ from tests.lint.helpers import lint_source
 DEPRECATED = FIXTURES / "deprecated"
 
 
-def fix_once(text: str) -> tuple[str, int]:
-    fixes = [f.fix for f in lint_source(text, select="AMP4") if f.fix is not None]
+def fix_once(text: str, unsafe: bool = True) -> tuple[str, int]:
+    fixes = [
+        f.fix for f in lint_source(text, select="AMP4")
+        if f.fix is not None and (unsafe or f.fix.applicability == "safe")
+    ]
     new, applied = apply_fixes(text, fixes)
     return new, len(applied)
 
 
-def fix_all(text: str) -> str:
-    """What `ampcheck lint --fix` does to a text: rounds until nothing applies, each verified."""
+def fix_all(text: str, unsafe: bool = True) -> str:
+    """What `ampcheck lint --fix --unsafe-fixes` (or, with `unsafe=False`, `--fix`) does to a
+    text: rounds until nothing applies, each verified."""
     for _ in range(10):
-        new, applied = fix_once(text)
+        new, applied = fix_once(text, unsafe)
         if not applied:
             return text
         verify(new)
@@ -146,12 +150,14 @@ def test_custom_fwd_import_with_bare_decorators():
     )
 
 
-def test_import_used_as_a_value_is_kept_and_calls_go_through_torch():
+def test_import_used_as_a_value_is_kept_by_safe_fixes_and_calls_go_through_torch():
     text = (DEPRECATED / "alias_used_as_value.py").read_text()
-    fixed = fix_all(text)
+    fixed = fix_all(text, unsafe=False)
     assert "from torch.cuda.amp import autocast\n" in fixed
     assert 'ctx = torch.amp.autocast("cuda", enabled=True)\n' in fixed
     assert "assert isinstance(ctx, autocast)\n" in fixed
+    [left] = lint_source(fixed, select="AMP4")  # the import itself, now that no call uses it
+    assert (left.line, left.fix.applicability) == (4, "unsafe")
 
 
 def test_import_beside_a_name_torch_amp_lacks_is_not_moved():
@@ -203,10 +209,11 @@ def test_shim_use_blocks_the_import_rewrite():
     assert "    b = autocast()\n" in fixed
 
 
-def test_every_fix_is_marked_safe():
+def test_every_fix_is_marked_safe_but_moving_a_possible_re_export():
     findings = [
         f
         for path in sorted(DEPRECATED.glob("*.py"))
+        if path.name != "amp_reexports.py"
         for f in lint_source(read_source(path).text, select="AMP4")
         if f.fix is not None
     ]
@@ -536,3 +543,33 @@ def test_verify_is_silent_about_warnings_in_the_users_code():
         warnings.simplefilter("always")
         verify('import re\nPATTERN = re.compile("\\d+")\n')
     assert caught == []
+
+
+# -- a use that may mean two bindings -----------------------------------------------------------
+@pytest.mark.parametrize("name", ["optional_amp_branch.py", "optional_amp_try_import.py"])
+def test_fixes_leave_an_optional_amp_fallback_byte_identical(name):
+    text = (DEPRECATED / name).read_text()
+    assert fix_all(text) == text
+
+
+def test_the_verifier_refuses_a_rewrite_of_a_use_with_two_bindings():
+    text = (DEPRECATED / "optional_amp_branch.py").read_text()
+    row = next(n for n, line in enumerate(text.splitlines(), 1) if "with autocast():" in line)
+    column = text.splitlines()[row - 1].index("autocast") + 1
+    turns_amp_on = Fix("x", (Edit(row, column, row, column + len("autocast()"), 'torch.amp.autocast("cuda")'),))
+    new, _ = apply_fixes(text, [turns_amp_on])
+    with pytest.raises(FixError, match=r"`autocast` \(line 29\) may refer to 2 different bindings"):
+        verify(new, before=text, applied=[turns_amp_on])
+
+
+def test_the_verifier_ignores_edits_to_comments():
+    text = "f = a if c else b\nf(\n    1,  # noqa: AMP401\n)\n"
+    drop = Fix("x", (Edit(3, 7, 3, 23, ""),))
+    new, _ = apply_fixes(text, [drop])
+    verify(new, before=text, applied=[drop])
+
+
+def test_an_import_that_only_annotates_moves_to_torch_amp():
+    text = (DEPRECATED / "scaler_annotation_only.py").read_text()
+    fixed = fix_all(text, unsafe=False)
+    assert fixed == text.replace("from torch.cuda.amp import GradScaler", "from torch.amp import GradScaler")

@@ -15,6 +15,16 @@ The fixes are safe, with one exception: the old autocast always passed its dtype
 cache setting, the new one inherits them when they are not given. Where the file shows
 they may differ (an enclosing autocast region, torch.set_autocast_*), the fix is unsafe.
 
+A use is rewritten only where its name can mean one thing: a name with more than one
+binding its use can reach (NeMo's `autocast = torch.cuda.amp.autocast` in one branch, a
+no-op `def autocast()` in the other) is reported without a fix, since rewriting the use
+would turn AMP on where the other binding had it off.
+
+An import of a deprecated name that no call site reports (the name only annotates, is
+re-exported, or is unused) is reported at the import: it breaks when torch removes the
+module. Moving it to torch.amp is safe when the names it binds only annotate; otherwise
+(a value use, a possible re-export) the fix is unsafe.
+
 Deprecated spellings inside a version guard or an `except ImportError:` fallback are
 compatibility shims for old PyTorch releases and are not reported.
 """
@@ -30,7 +40,8 @@ from libcst.metadata import CodePosition
 from ampcheck.findings import Applicability, Edit, Finding, Fix
 from ampcheck.lint.checks import check
 from ampcheck.lint.model import FileModel
-from ampcheck.lint.names import dotted
+from ampcheck.lint.names import dotted, import_key
+from ampcheck.lint.scopes import Scopes
 
 
 @dataclass(frozen=True)
@@ -332,6 +343,7 @@ def _groups(sites: list[_Site]) -> list[tuple[set[str], list[_Site]]]:
 
 def _import_rewrites(
     model: FileModel,
+    scopes: Scopes,
     uses: list[Use],
     tails: dict[int, Optional[list[Span]]],
     shim: set[int],
@@ -348,7 +360,9 @@ def _import_rewrites(
         for local in names:
             if len(model.names.resolve(cst.Name(local))) != 1:
                 break
-            refs = [n for n in model.name_nodes.get(local, []) if _is_reference(model, n)]
+            refs = _references(model, local)
+            if not all(_one_binding(scopes, n) for n in refs):
+                break
             idx = [by_head.get(id(n)) for n in refs]
             if any(i is None or i in shim or tails[i] is None for i in idx):
                 break
@@ -398,9 +412,12 @@ def _runs_at_import(model: FileModel, node: cst.CSTNode) -> bool:
     return True
 
 
-def _torch_name(model: FileModel, use: Use, module_torch: Optional[_TorchImport]) -> Optional[str]:
+def _torch_name(
+    model: FileModel, scopes: Scopes, use: Use, module_torch: Optional[_TorchImport]
+) -> Optional[str]:
     """How the fixed call names torch: through its own head when that is torch, else through
-    a module-level `import torch` that has run by the time the call does."""
+    a module-level `import torch` that has run by the time the call does and that nothing
+    else named like it hides there."""
     head = _head(use.ref)
     if model.qualname(head) == "torch":
         return head.value
@@ -408,24 +425,36 @@ def _torch_name(model: FileModel, use: Use, module_torch: Optional[_TorchImport]
         return None
     if _runs_at_import(model, use.node) and module_torch.line >= model.range(use.node).start.line:
         return None
+    if scopes.reaching(module_torch.local, use.node) != {"torch"}:
+        return None
     return module_torch.local
 
 
-def _fixes(model: FileModel, uses: list[Use], shim: set[int]) -> dict[int, Fix]:
+def _one_binding(scopes: Scopes, name: cst.Name) -> bool:
+    """Whether a use of `name` can reach one binding only: a use that may mean two things is
+    never rewritten."""
+    return len(scopes.reaching(name.value, name)) == 1
+
+
+def _references(model: FileModel, local: str) -> list[cst.Name]:
+    return [n for n in model.name_nodes.get(local, []) if _is_reference(model, n)]
+
+
+def _fixes(model: FileModel, scopes: Scopes, uses: list[Use], shim: set[int]) -> dict[int, Fix]:
     tails = {i: _argument_edits(model, u) for i, u in enumerate(uses)}
     defaults_changed = any(model.callee(c) in AMBIENT_SETTERS for c in model.calls)
-    grouped = _import_rewrites(model, uses, tails, shim, defaults_changed)
+    grouped = _import_rewrites(model, scopes, uses, tails, shim, defaults_changed)
     module_torch = _module_torch(model)
     fixes: dict[int, Fix] = {}
     for i, use in enumerate(uses):
         tail = tails[i]
-        if i in shim or tail is None:
+        if i in shim or tail is None or not _one_binding(scopes, _head(use.ref)):
             continue
         applicability: Applicability
         if i in grouped:
             edits, applicability = grouped[i]
         else:
-            torch_name = _torch_name(model, use, module_torch)
+            torch_name = _torch_name(model, scopes, use, module_torch)
             if torch_name is None:
                 continue
             callee = _replace(model, use.ref, f"{torch_name}.amp.{use.old.name}")
@@ -445,13 +474,81 @@ def _fix_message(old: Deprecated) -> str:
 @check("AMP401", "AMP402", "AMP403", "AMP404")
 def deprecated_torch_amp(model: FileModel) -> Iterator[Finding]:
     uses = list(_uses(model))
-    if not uses:
-        return
+    scopes = Scopes(model)
     shim = {i for i, u in enumerate(uses) if _in_shim(model, u.node)}
-    fixes = _fixes(model, uses, shim)
+    fixes = _fixes(model, scopes, uses, shim)
     for i, use in enumerate(uses):
         if i not in shim:
             yield model.finding(use.old.code, use.node, use.old.message(), fixes.get(i))
+    yield from _unused_imports(model, scopes, {id(_head(u.ref)) for u in uses})
+
+
+# -- imports no call site reports ----------------------------------------------------------------
+def _unused_imports(model: FileModel, scopes: Scopes, used: set[int]) -> Iterator[Finding]:
+    """AMP40x at `from torch.cuda.amp import X` when no reference of X is a call site (X only
+    annotates, is re-exported, or is unused), outside compatibility shims."""
+    for stmt in model.imports:
+        if not isinstance(stmt, cst.ImportFrom) or stmt.relative or stmt.module is None:
+            continue
+        if isinstance(stmt.names, cst.ImportStar) or _in_shim(model, stmt):
+            continue
+        module = dotted(stmt.module)
+        bound = [(a, _local(a), DEPRECATED.get(f"{module}.{dotted(a.name)}")) for a in stmt.names]
+        refs = {local: _reaching_references(model, scopes, a, stmt) for a, local, _ in bound}
+        called = {local for local, names in refs.items() if any(id(n) in used for n in names)}
+        fix = _import_move(model, scopes, stmt, refs) if not called else None
+        for alias, local, old in bound:
+            if old is not None and local not in called:
+                message = f"`{old.module}.{old.name}` is deprecated; import `torch.amp.{old.name}` instead"
+                yield model.finding(old.code, alias, message, fix)
+
+
+def _reaching_references(
+    model: FileModel, scopes: Scopes, alias: cst.ImportAlias, stmt: cst.ImportFrom
+) -> list[cst.Name]:
+    """The uses of the name an import binds that can reach that import."""
+    local, key = _local(alias), import_key(alias, stmt)
+    return [
+        n for n in _references(model, local) if not scopes.binds(n) and key in scopes.reaching(local, n)
+    ]
+
+
+def _import_move(
+    model: FileModel, scopes: Scopes, stmt: cst.ImportFrom, refs: dict[str, list[cst.Name]]
+) -> Optional[Fix]:
+    """`from torch.cuda.amp import X` -> `from torch.amp import X`: offered when every name the
+    statement binds exists in torch.amp and each reference can only mean this import; safe
+    only when every name is used, in annotations alone, and not exported."""
+    module = dotted(stmt.module) if stmt.module is not None else None
+    names = stmt.names if not isinstance(stmt.names, cst.ImportStar) else ()
+    if module not in MOVABLE or not all(dotted(a.name) in MOVABLE[module] for a in names):
+        return None
+    if not all(_one_binding(scopes, n) for found in refs.values() for n in found):
+        return None
+    exported = _exports(model) & set(refs) or model.path.endswith("__init__.py") or any(
+        a.asname is not None and dotted(a.name) == _local(a) for a in names
+    )
+    annotations_only = all(found and all(_in_annotation(model, n) for n in found) for found in refs.values())
+    applicability: Applicability = "safe" if annotations_only and not exported else "unsafe"
+    edit = _to_edits([_replace(model, stmt.module, "torch.amp")])  # type: ignore[arg-type]
+    return Fix(f"Import from `torch.amp` instead of `{module}`", edit, applicability)
+
+
+def _in_annotation(model: FileModel, name: cst.Name) -> bool:
+    return any(isinstance(anc, cst.Annotation) for anc in model.ancestors(name))
+
+
+def _exports(model: FileModel) -> set[str]:
+    """The names a module-level `__all__` lists."""
+    out: set[str] = set()
+    for node in model.assigns:
+        targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+        value = node.value
+        if any(isinstance(t, cst.Name) and t.value == "__all__" for t in targets) and isinstance(
+            value, (cst.List, cst.Tuple, cst.Set)
+        ):
+            out.update(e.value.evaluated_value for e in value.elements if isinstance(e.value, cst.SimpleString))
+    return out
 
 
 # -- AMP405 -----------------------------------------------------------------------------------
