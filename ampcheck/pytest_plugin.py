@@ -25,7 +25,7 @@ def pytest_configure(config: Any) -> None:
     config.addinivalue_line(
         "markers",
         f"{MARKER}(**options): options for the amp_trace fixture's ampcheck.trace() "
-        "(phases, modules, steps, numerics, numerics_every)",
+        "(phases, modules, steps, numerics, numerics_every, compare_fp32, compare_threshold)",
     )
 
 

@@ -17,6 +17,7 @@ from typing import Any, Optional
 import click
 
 from ampcheck.commands import OneLineUsage, fail
+from ampcheck.trace.precision_loss import DEFAULT_THRESHOLD
 
 
 def _exit_code(exc: SystemExit) -> int:
@@ -78,9 +79,16 @@ def run_script(script: str, args: tuple[str, ...], options: dict[str, Any]) -> t
 @click.option("--numerics", is_flag=True, help="Also record inf/nan, fp16 headroom and underflow (AMP504-AMP506).")
 @click.option("--numerics-every", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
               help="With --numerics: sample one optimizer step in N.")
+@click.option("--compare-fp32", is_flag=True,
+              help="Also rerun each module in float32 on the same inputs and rank modules by the relative "
+                   "error of their autocast output (AMP510). Training results stay the same; it costs time.")
+@click.option("--compare-threshold", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_THRESHOLD,
+              show_default=True, metavar="ERROR",
+              help="With --compare-fp32: the relative error (0.1 = 10%) above which AMP510 names a module.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the summary.")
 def trace(script: str, args: tuple[str, ...], out: Optional[str], steps: Optional[int], phases: str,
-          no_modules: bool, numerics: bool, numerics_every: int, quiet: bool) -> None:
+          no_modules: bool, numerics: bool, numerics_every: int, compare_fp32: bool, compare_threshold: float,
+          quiet: bool) -> None:
     """Run SCRIPT (with ARGS) under the tracer and write its report."""
     from ampcheck.trace import ranks
 
@@ -105,6 +113,8 @@ def trace(script: str, args: tuple[str, ...], out: Optional[str], steps: Optiona
         "steps": steps,
         "numerics": numerics,
         "numerics_every": numerics_every,
+        "compare_fp32": compare_fp32,
+        "compare_threshold": compare_threshold,
     }
     try:
         from ampcheck.trace.tracer import Trace

@@ -1,9 +1,12 @@
 """The runtime tracer: `ampcheck.trace(...)` records what really ran under autocast.
 
 Layout: `tracer.py` (the dispatch mode, aggregation, Observer seam), `modules.py` (module
-attribution), `policy.py` (autocast policy data), `flops.py` (FLOP formulas), `report.py`
-(TraceReport: JSON, coverage, findings seam; torch-free), `rules.py` (AMP501-AMP503),
-`text.py` (the text summary). Only `tracer.py`, `modules.py` and `flops.py` import torch.
+attribution), `policy.py` (autocast policy data per device), `flops.py` (FLOP formulas),
+`tensor_cores.py` (shape alignment per matmul record, AMP509), `report.py` (TraceReport: JSON,
+coverage, findings seam; torch-free), `rules.py` (AMP501-AMP503), `text.py` (the text summary),
+`fp32_compare.py` (the opt-in float32 rerun of each module) and `precision_loss.py` (its
+ranking and AMP510). Only `tracer.py`, `modules.py`, `flops.py` and the observers (GradScaler,
+numerics, fp32 comparison, when they run) import torch.
 
 `ampcheck.trace` is both this package and the function users call
 (`with ampcheck.trace(steps=3) as t:`): once the package is imported, Python binds the

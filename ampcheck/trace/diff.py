@@ -1,7 +1,9 @@
 """What changed between two traces (torch-free): for checking a refactor or a torch upgrade.
 
 `diff(before, after)` (also `TraceReport.diff`) compares the headline coverage per phase,
-the casts, the matmul-class ops that now run in float32, and the findings that are new.
+the casts, the share of low-precision matmul FLOPs Tensor Cores cannot tile, the modules
+whose error against float32 grew (when both traces compared), the matmul-class ops that now
+run in float32, and the findings that are new.
 Traces of different lengths compare fairly: shares are ratios, and casts are compared per
 optimizer step when both traces stepped.
 """
@@ -12,10 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ampcheck.findings import Finding
+from ampcheck.trace.precision_loss import SECTION as COMPARE
+from ampcheck.trace.precision_loss import relative
 from ampcheck.trace.report import PHASES, TraceReport
 from ampcheck.trace.text import _pct, _si
 
 CAST_KINDS = ("autocast", "user", "backward")
+LISTED = 8  # modules listed whose error grew
 
 
 @dataclass
@@ -23,6 +28,11 @@ class TraceDiff:
     """`coverage`: phase -> {before, after, change} low-precision shares (None: phase absent).
     `casts`: kind -> {before, after} counts and bytes, and `repeated_weight_casts` {before,
     after} (per optimizer step when `per_step`).
+    `misaligned_share`: {before, after} share of low-precision matmul FLOPs whose shapes Tensor
+    Cores cannot tile (None: no low-precision matmul).
+    `precision_loss`: modules compared against float32 in both traces whose max relative error
+    at least doubled (less is run-to-run rounding noise), {module, before, after}, the largest
+    growth first.
     `new_fp32_matmuls`: matmul-class (op, phase, module) that ran in float32 after but not before.
     `new_findings`: findings of `after` with no counterpart (code, place, op, module) in `before`."""
 
@@ -30,6 +40,8 @@ class TraceDiff:
     casts: dict[str, dict[str, dict[str, float]]]
     repeated_weight_casts: dict[str, float]
     per_step: bool
+    misaligned_share: dict[str, Optional[float]] = field(default_factory=dict)
+    precision_loss: list[dict[str, Any]] = field(default_factory=list)
     new_fp32_matmuls: list[dict[str, Any]] = field(default_factory=list)
     new_findings: list[Finding] = field(default_factory=list)
 
@@ -44,6 +56,8 @@ class TraceDiff:
             "casts": self.casts,
             "repeated_weight_casts": self.repeated_weight_casts,
             "per_step": self.per_step,
+            "misaligned_share": self.misaligned_share,
+            "precision_loss": self.precision_loss,
             "new_fp32_matmuls": self.new_fp32_matmuls,
             "new_findings": [f.to_json() for f in self.new_findings],
         }
@@ -61,6 +75,13 @@ class TraceDiff:
                          f"{_si(before['bytes'], 'B')} -> {_si(after['bytes'], 'B')}")
         repeated = self.repeated_weight_casts
         lines.append(f"  {'repeated weight casts':<24}{repeated['before']:>10,.1f} -> {repeated['after']:,.1f}")
+        misaligned = self.misaligned_share
+        lines += ["", f"low-precision matmul FLOPs Tensor Cores cannot tile: {_pct(misaligned['before'])} -> "
+                      f"{_pct(misaligned['after'])}"]
+        if self.precision_loss:
+            lines += ["", "modules whose error against float32 grew (max relative error):"]
+            lines += [f"  {m['module']:<32}{relative(m['before']):>9} -> {relative(m['after'])}"
+                      for m in self.precision_loss[:LISTED]]
         lines += ["", "new float32 matmuls:"]
         lines += [f"  {m['op']} ({m['phase']}) in {m['module'] or 'no module'}: {_si(m['flops'], 'FLOP')}"
                   f"{' at ' + m['source'] if m['source'] else ''}" for m in self.new_fp32_matmuls] or ["  none"]
@@ -89,6 +110,8 @@ def diff(before: TraceReport, after: TraceReport) -> TraceDiff:
         repeated_weight_casts={"before": old["repeated_weight_casts"] / divide[0],
                                "after": new["repeated_weight_casts"] / divide[1]},
         per_step=per_step,
+        misaligned_share={"before": _misaligned(before), "after": _misaligned(after)},
+        precision_loss=_precision_loss(before, after),
         new_fp32_matmuls=_new_fp32_matmuls(before, after),
         new_findings=_new_findings(before, after),
     )
@@ -105,6 +128,21 @@ def _coverage(before: TraceReport, after: TraceReport) -> dict[str, dict[str, Op
         change = share_after - share_before if share_before is not None and share_after is not None else None
         out[phase] = {"before": share_before, "after": share_after, "change": change}
     return out
+
+
+def _misaligned(report: TraceReport) -> Optional[float]:
+    alignment = report.tensor_core_alignment()
+    return alignment["share"] if alignment["flops"] else None
+
+
+def _precision_loss(before: TraceReport, after: TraceReport) -> list[dict[str, Any]]:
+    if COMPARE not in before.sections or COMPARE not in after.sections:
+        return []
+    old = {m["module"]: m["max_rel_error"] for m in before.sections[COMPARE]["modules"] if m["calls"]}
+    grew = [{"module": m["module"], "before": old[m["module"]], "after": m["max_rel_error"]}
+            for m in after.sections[COMPARE]["modules"]
+            if m["calls"] and m["module"] in old and m["max_rel_error"] > 2 * old[m["module"]]]
+    return sorted(grew, key=lambda m: -(m["after"] - m["before"]))
 
 
 def _per(totals: dict[str, int], steps: int) -> dict[str, float]:

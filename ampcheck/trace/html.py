@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Optional
 
 from ampcheck import __version__
+from ampcheck.trace import precision_loss, tensor_cores
 from ampcheck.trace.numerics import FP16_MAX, underflow_by_module
 from ampcheck.trace.scaler import scale_events, skip_summary
+from ampcheck.trace.text import judged_by
 
 if TYPE_CHECKING:
     from ampcheck.findings import Finding
@@ -44,6 +46,8 @@ pre.src{background:#f6f8fa;border-left:3px solid #c62828;margin:6px 0 0;padding:
 .finding{border-top:1px solid #eceff3;padding:8px 0}.finding:first-of-type{border-top:0}
 .code{font-weight:700;margin-right:8px}.loc{color:#5b6473;font-size:12px}
 .muted{color:#5b6473}.scroll{max-height:480px;overflow:auto}
+.bar{display:inline-block;height:8px;border-radius:2px;background:#1f5fbf;margin-right:6px;vertical-align:middle}
+.bar.over{background:#c62828}tr.over td{background:#fff4f4}
 svg text{font:11px system-ui,sans-serif;fill:#5b6473}
 """
 
@@ -135,7 +139,11 @@ def _headline(report: "TraceReport") -> str:
     cards.append(f'<div class="card"><div class="v">{escape(meta.get("steps", 0))}</div>'
                  '<div class="l">optimizer steps</div></div>')
     none = "" if report.coverage() else '<p class="muted">No matmul-class ops were traced.</p>'
-    return f'<section id="coverage"><h2>Coverage</h2>{none}<div class="cards">{"".join(cards)}</div></section>'
+    judged = judged_by(meta)
+    policy = (f'<p id="policy" class="muted">Autocast policy ({escape(meta["policy"]["tables"])} tables): '
+              f'{escape("; ".join(judged))}.</p>' if judged else "")
+    return (f'<section id="coverage"><h2>Coverage</h2>{none}<div class="cards">{"".join(cards)}</div>'
+            f"{policy}</section>")
 
 
 def _source_line(path: str, line: int, base: Path) -> Optional[str]:
@@ -175,8 +183,67 @@ def _modules(report: "TraceReport") -> str:
     return f'<section id="modules"><h2>Modules</h2>{table}</section>'
 
 
+def _tensor_cores(report: "TraceReport") -> str:
+    totals = report.tensor_core_alignment()
+    head = '<section id="tensor-cores"><h2>Tensor Core alignment</h2>'
+    if not totals["flops"]:
+        return head + '<p class="muted">No float16/bfloat16 matmul-class ops were traced.</p></section>'
+    share = totals["share"]
+    rows = []
+    for row in tensor_cores.by_module(report):
+        tag = ' <b class="bad">AMP509</b>' if tensor_cores.worth_reporting(row) else ""
+        rows.append(
+            f"<tr><td><code>{escape(row['module'] or '-')}</code>{tag}</td><td><code>{escape(row['op'])}</code></td>"
+            f"<td><code>{escape(row['shapes'])}</code></td><td>{escape(row['dtype'])}</td>"
+            f"{_num(row['misaligned_flops'])}{_count(row['misaligned_calls'])}"
+            f"{_num(row['share'], _pct(row['share']))}<td class='loc'>{escape(row['source'] or '-')}</td></tr>"
+        )
+    table = (_table(["module", "op", "first misaligned shapes", "dtype", "misaligned FLOPs", "calls",
+                     "of low-precision FLOPs", "source"], rows) if rows else "")
+    return (f'{head}<p id="misaligned-share"><b class="{"good" if not share else "warn"}">{_pct(share)}</b> of the '
+            f'{escape(_si(totals["flops"]))}FLOP that ran in float16/bfloat16 had a dimension that is not a '
+            "multiple of 16 bytes (8 fp16/bf16 elements): M, K, N of a matmul, channels per group of a "
+            "convolution, the head size of attention. AMP509 marks the modules whose misaligned calls are "
+            f"large enough to matter on a GPU (at least {_pct(tensor_cores.MIN_SHARE)} of these FLOPs and "
+            f"{_si(tensor_cores.MIN_CALL_FLOPS)}FLOP per call).</p>{table}</section>")
+
+
+def _comparison(report: "TraceReport") -> str:
+    section = report.sections.get(precision_loss.SECTION)
+    head = '<section id="compare-fp32"><h2>fp32 comparison</h2>'
+    if not section:
+        return (head + '<p class="muted">Not recorded (trace with <code>compare_fp32=True</code> / '
+                "<code>--compare-fp32</code>).</p></section>")
+    modules = precision_loss.ranked(section)
+    blamed = {m["module"] for m in precision_loss.culprits(section)}
+    rows = []
+    for rank, m in enumerate(modules, 1):
+        over = precision_loss.over_threshold(section, m)
+        shade, bar = (' class="over"', "bar over") if over else ("", "bar")
+        tag = ' <b class="bad">AMP510</b>' if m["module"] in blamed else ""
+        # the bar: a log scale from 1e-5 (empty) to 10x (full)
+        width = min(max((math.log10(max(m["max_rel_error"], 1e-5)) + 5) / 6, 0.02), 1.0) * 80
+        rows.append(
+            f'<tr{shade}>{_count(rank)}<td><code>{escape(m["module"])}</code>{tag}</td><td>{escape(m["class"])}</td>'
+            f'<td>{escape(m["dtype"])}</td><td class="n" data-v="{escape(m["max_rel_error"])}"><span class="{bar}" '
+            f'style="width:{width:.0f}px"></span>{escape(precision_loss.relative(m["max_rel_error"]))}</td>'
+            f'{_num(m["mean_rel_error"], precision_loss.relative(m["mean_rel_error"]))}{_count(m["calls"])}'
+            f'{_count(m["nonfinite_calls"])}{_count(m["skipped_calls"])}<td class="loc">{escape(m["source"] or "-")}</td>'
+            "</tr>"
+        )
+    calls = sum(m["calls"] for m in modules)
+    intro = (f'<p>Each module called under autocast was run again in float32 on the same inputs: {calls:,} calls '
+             f'in {section["steps_compared"]} optimizer step(s). Relative error of the autocast output: max '
+             "|amp &minus; fp32| over max |fp32| (max), mean |amp &minus; fp32| over mean |fp32| (mean). "
+             f'Rows over the threshold ({_pct(section["threshold"])}) are shaded; AMP510 marks the innermost.</p>')
+    table = _table(["rank", "module", "class", "dtype", "max error", "mean error", "calls", "non-finite calls",
+                    "skipped calls", "source"], rows) if rows else '<p class="muted">No module ran under autocast.</p>'
+    return f"{head}{intro}{table}</section>"
+
+
 def _ops(report: "TraceReport") -> str:
     ops = sorted(report.ops, key=lambda r: (-r.flops, -r.count))
+    aligned = {True: "yes", False: "no", None: "-"}
     rows = []
     for r in ops[:MAX_OP_ROWS]:
         ran = {True: "yes", False: "no", None: "-"}[r.ran_as_policy]
@@ -184,13 +251,14 @@ def _ops(report: "TraceReport") -> str:
             f"<tr><td><code>{escape(r.name)}</code></td><td>{escape(r.phase)}</td><td><code>"
             f"{escape(r.module or '-')}</code></td><td>{escape(', '.join(d or '-' for d in r.in_dtypes))}</td>"
             f"<td>{escape(r.out_dtype or '-')}</td><td>{escape(r.autocast or 'off')}</td><td>{escape(r.policy)}</td>"
-            f"<td>{ran}</td>{_count(r.count)}{_num(r.flops)}{_num(r.bytes_read + r.bytes_written)}"
+            f"<td>{ran}</td><td>{aligned[r.tensor_core_aligned]}</td>{_count(r.count)}{_num(r.flops)}"
+            f"{_num(r.bytes_read + r.bytes_written)}"
             f"<td class='loc'>{escape(r.source or '-')}</td></tr>"
         )
     more = (f'<p class="muted">Showing the first {MAX_OP_ROWS} of {len(ops)} records by FLOPs.</p>'
             if len(ops) > MAX_OP_ROWS else "")
-    table = _table(["op", "phase", "module", "inputs", "output", "autocast", "policy", "as policy", "count",
-                    "FLOPs", "bytes", "source"], rows)
+    table = _table(["op", "phase", "module", "inputs", "output", "autocast", "policy", "as policy",
+                    "Tensor Core aligned", "count", "FLOPs", "bytes", "source"], rows)
     return f'<section id="ops"><h2>Ops ({len(ops)} records)</h2>{more}{table}</section>'
 
 
@@ -311,8 +379,8 @@ def render_html(report: "TraceReport", base: "Path | str" = ".") -> str:
                 f"{escape(meta.get('steps', 0))} step(s) &middot; {escape(meta.get('wall_s', '?'))} s &middot; "
                 f"ampcheck {escape(__version__)}")
     body = "".join([
-        _headline(report), _findings(report.findings(), Path(base)), _scaler(report), _modules(report),
-        _ops(report), _casts(report), _numerics(report),
+        _headline(report), _findings(report.findings(), Path(base)), _tensor_cores(report), _comparison(report),
+        _scaler(report), _modules(report), _ops(report), _casts(report), _numerics(report),
     ])
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

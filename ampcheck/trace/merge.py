@@ -11,8 +11,9 @@ be summed is compared instead, in `report.sections["ranks"]`:
     and FSDP every rank must take the same skip decision, or the replicas diverge.
 
 Each rank's GradScaler history stays in `sections["scaler"]`, labelled with its rank, so the
-scaler findings keep working on the merged report; other per-rank sections are kept whole
-under `sections["ranks"]["per_rank"]`.
+scaler findings keep working on the merged report; the fp32 comparisons are merged per module
+(`precision_loss.merged`); other per-rank sections are kept whole under
+`sections["ranks"]["per_rank"]`.
 """
 from __future__ import annotations
 
@@ -21,12 +22,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
+from ampcheck.trace import precision_loss
 from ampcheck.trace.ranks import RankInfo
 from ampcheck.trace.report import PHASES, OpRecord, TraceReport, WeightCasts
 from ampcheck.trace.text import _pct
 
 SECTION = "ranks"
 SCALER = "scaler"
+COMPARE = precision_loss.SECTION
 # Ranks of one data-parallel job run the same shapes, so their FLOP shares agree exactly;
 # this only absorbs float rounding and uneven last batches.
 SHARE_TOLERANCE = 0.005
@@ -51,6 +54,9 @@ def merge(reports: Iterable[TraceReport]) -> TraceReport:
     ]
     if scalers:
         merged.sections[SCALER] = {"scalers": scalers}
+    compared = [report.sections[COMPARE] for _, report in ranked if COMPARE in report.sections]
+    if compared:
+        merged.sections[COMPARE] = precision_loss.merged(compared)
     merged.sections[SECTION] = {
         "per_rank": [_rank_summary(rank, report) for rank, report in ranked],
         "differences": differences(ranked),
@@ -100,8 +106,12 @@ def _merged_meta(ranked: list[tuple[int, TraceReport]]) -> dict[str, Any]:
     first = ranked[0][1].meta
     metas = [report.meta for _, report in ranked]
     backends = sorted({m["backend"] for m in metas if m.get("backend")})
+    policies = [m["policy"] for m in metas if "policy" in m]
+    policy = {"policy": {"tables": policies[0]["tables"],
+                         "devices": {d: k for p in policies for d, k in sorted(p["devices"].items())}}} if policies else {}
     return {
         **{key: first[key] for key in ("torch_version", "ampcheck_version", "phases", "modules") if key in first},
+        **policy,
         "ranks": [rank for rank, _ in ranked],
         "world_size": first.get("world_size") or len(ranked),
         "backend": ", ".join(backends) or None,
@@ -111,8 +121,15 @@ def _merged_meta(ranked: list[tuple[int, TraceReport]]) -> dict[str, Any]:
     }
 
 
-def _sum(items: Iterable[Any], key: Callable[[Any], tuple], fields: tuple[str, ...]) -> list[Any]:
-    """Add up records with the same key (copies; the ranks' reports are left as they were)."""
+def _add(a: Optional[int], b: Optional[int]) -> Optional[int]:
+    """Sum of two totals, either of which may be unknown (None: a rank traced by an older ampcheck)."""
+    return b if a is None else a if b is None else a + b
+
+
+def _sum(items: Iterable[Any], key: Callable[[Any], tuple], fields: tuple[str, ...],
+         first: tuple[str, ...] = ("source",)) -> list[Any]:
+    """Add up records with the same key; `first` fields keep the first rank's value that is set
+    (copies; the ranks' reports are left as they were)."""
     totals: dict[tuple, Any] = {}
     for item in items:
         k = key(item)
@@ -121,8 +138,9 @@ def _sum(items: Iterable[Any], key: Callable[[Any], tuple], fields: tuple[str, .
             totals[k] = replace(item)
             continue
         for name in fields:
-            setattr(seen, name, getattr(seen, name) + getattr(item, name))
-        seen.source = seen.source or item.source
+            setattr(seen, name, _add(getattr(seen, name), getattr(item, name)))
+        for name in first:
+            setattr(seen, name, getattr(seen, name) or getattr(item, name))
     return list(totals.values())
 
 
@@ -130,7 +148,8 @@ def _sum_ops(reports: Iterable[TraceReport]) -> list[OpRecord]:
     return _sum(
         (r for report in reports for r in report.ops),
         lambda r: (r.op, r.phase, r.module, r.in_dtypes, r.out_dtype, r.autocast, r.device, r.cast, r.policy),
-        ("count", "flops", "bytes_read", "bytes_written"),
+        ("count", "flops", "bytes_read", "bytes_written", "misaligned_flops", "misaligned_calls"),
+        ("source", "misaligned_shapes"),
     )
 
 
@@ -163,7 +182,7 @@ def _rank_summary(rank: int, report: TraceReport) -> dict[str, Any]:
             {"label": s["label"], "skipped": s["skipped"], "final_scale": s["final_scale"]}
             for s in report.sections.get(SCALER, {}).get("scalers", [])
         ],
-        "sections": {key: value for key, value in report.sections.items() if key != SCALER},
+        "sections": {key: value for key, value in report.sections.items() if key not in (SCALER, COMPARE)},
     }
 
 

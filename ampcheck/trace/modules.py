@@ -90,6 +90,10 @@ class ModuleTracker:
         entry = self._params.get(id(param))
         return entry[1] if entry is not None and entry[0]() is param else None
 
+    def name_of(self, mod: torch.nn.Module) -> str:
+        """The module's name; a module not seen before is named as `_pre` names it."""
+        return self._name(mod)
+
     def _known(self, mod: torch.nn.Module) -> Optional[str]:
         entry = self._names.get(id(mod))
         return entry[1] if entry is not None and entry[0]() is mod else None

@@ -24,12 +24,14 @@ from typing import Any, Callable, Iterable, Optional
 
 from ampcheck.findings import Finding
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: op records carry Tensor Core alignment (misaligned_*)
+READABLE_VERSIONS = (1, 2)
 LOW_PRECISION = frozenset({"float16", "bfloat16"})
 PHASES = ("forward", "backward", "recompute", "optimizer")
 
 Producer = Callable[["TraceReport"], Iterable[Finding]]
-FINDING_MODULES: list[str] = ["ampcheck.trace.rules", "ampcheck.trace.scaler", "ampcheck.trace.numerics"]
+FINDING_MODULES: list[str] = ["ampcheck.trace.rules", "ampcheck.trace.scaler", "ampcheck.trace.numerics",
+                              "ampcheck.trace.tensor_cores", "ampcheck.trace.precision_loss"]
 _PRODUCERS: list[Producer] = []
 
 
@@ -51,7 +53,10 @@ class OpRecord:
     is set for dtype-changing `_to_copy` ops: "autocast" (inserted by autocast), "user"
     (written in the code: .to/.half/.float/.type_as, or any cast outside autocast) or
     "backward" (autograd casting gradients back). `source` is "path:line" of the first frame
-    outside torch and ampcheck when the record was first seen.
+    outside torch and ampcheck when the record was first seen. For matmul-class ops with a
+    low-precision output, `misaligned_flops`/`misaligned_calls` count the calls whose shapes
+    Tensor Cores cannot tile and `misaligned_shapes` describes the first (see tensor_cores);
+    `misaligned_flops` is None for every other record.
     """
 
     op: str
@@ -68,6 +73,9 @@ class OpRecord:
     bytes_read: int = 0
     bytes_written: int = 0
     source: Optional[str] = None
+    misaligned_flops: Optional[int] = None
+    misaligned_calls: int = 0
+    misaligned_shapes: Optional[str] = None
 
     @property
     def name(self) -> str:
@@ -78,6 +86,11 @@ class OpRecord:
     @property
     def low_precision(self) -> bool:
         return is_low(self.out_dtype)
+
+    @property
+    def tensor_core_aligned(self) -> Optional[bool]:
+        """Whether every call had shapes Tensor Cores can tile; None: not a low-precision matmul."""
+        return None if self.misaligned_flops is None else self.misaligned_calls == 0
 
     @property
     def ran_as_policy(self) -> Optional[bool]:
@@ -149,20 +162,21 @@ class TraceReport:
             "ops": [r.to_json() for r in self.ops],
             "weights": [w.to_json() for w in self.weights],
             "sections": self.sections,
-            "summary": {"coverage": self.coverage(), "modules": self.module_coverage(), "casts": self.cast_totals()},
+            "summary": {"coverage": self.coverage(), "modules": self.module_coverage(), "casts": self.cast_totals(),
+                        "tensor_cores": self.tensor_core_alignment()},
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "TraceReport":
         version = data.get("schema_version")
-        if version != SCHEMA_VERSION:
-            raise ValueError(f"unsupported trace report schema_version {version!r} (expected {SCHEMA_VERSION})")
+        if version not in READABLE_VERSIONS:
+            raise ValueError(f"unsupported trace report schema_version {version!r} (expected one of "
+                             f"{', '.join(map(str, READABLE_VERSIONS))})")
         return cls(
             meta=data["meta"],
             ops=[OpRecord.from_json(r) for r in data["ops"]],
             weights=[WeightCasts.from_json(w) for w in data["weights"]],
             sections=data["sections"],
-            schema_version=version,
         )
 
     def dumps(self) -> str:
@@ -234,6 +248,13 @@ class TraceReport:
             slot["bytes"] += r.bytes_read + r.bytes_written
         totals["repeated_weight_casts"] = sum(max(w.repeated, 0) for w in self.weights)
         return totals
+
+    def tensor_core_alignment(self) -> dict[str, Any]:
+        """Low-precision matmul-class FLOPs, those with shapes Tensor Cores cannot tile, and their
+        share (see `ampcheck.trace.tensor_cores`)."""
+        from ampcheck.trace import tensor_cores
+
+        return tensor_cores.summary(self)
 
     @property
     def total_ops(self) -> int:

@@ -24,11 +24,24 @@ def _coverage_line(phase: str, cov: dict[str, Any]) -> str:
     return ";  ".join(parts)
 
 
+def judged_by(meta: dict[str, Any]) -> list[str]:
+    """`cpu by AutocastCPU`, one per device type the trace saw (older reports: none)."""
+    devices = meta.get("policy", {}).get("devices", {})
+    return [f"{device} by {key}" if key else f"{device}: no autocast policy table, not judged"
+            for device, key in devices.items()]
+
+
+def policy_lines(meta: dict[str, Any]) -> list[str]:
+    judged = judged_by(meta)
+    return [f"autocast policy ({meta['policy']['tables']} tables): {'; '.join(judged)}"] if judged else []
+
+
 def render_text(report: "TraceReport", top: int = 10) -> str:
     meta = report.meta
     lines = [
         f"ampcheck trace: {report.total_ops:,} ops in {len(report.ops)} records, "
         f"{meta.get('steps', 0)} optimizer step(s) (torch {meta.get('torch_version', '?')})",
+        *policy_lines(meta),
         "",
         "matmul-class FLOPs in float16/bfloat16:",
     ]
@@ -54,9 +67,10 @@ def render_text(report: "TraceReport", top: int = 10) -> str:
             fwd = cov.get("forward", {}).get("share")
             bwd = cov.get("backward", {}).get("share")
             lines.append(f"  {name:<40}{_pct(fwd):>8} / {_pct(bwd)}")
-    from ampcheck.trace import numerics, scaler
+    from ampcheck.trace import numerics, precision_loss, scaler, tensor_cores
 
-    lines += scaler.summary_lines(report) + numerics.summary_lines(report)
+    lines += (tensor_cores.summary_lines(report) + precision_loss.summary_lines(report)
+              + scaler.summary_lines(report) + numerics.summary_lines(report))
     found = report.findings()
     if found:
         codes = sorted({f.code for f in found})

@@ -7,7 +7,9 @@
 How it works. A TorchDispatchMode sees every aten op (forward, backward, autocast's own
 `_to_copy` casts, the optimizer) with its real dtypes, and aggregates as it goes into one
 record per distinct (op, phase, module, input dtypes, output dtype, autocast dtype, device
-type, cast kind): count, FLOPs, bytes. Memory stays flat and no tensor is referenced.
+type, cast kind): count, FLOPs, bytes, and for low-precision matmul-class records the FLOPs of
+calls whose shapes Tensor Cores cannot tile (tensor_cores.py). Memory stays flat and no tensor
+is referenced.
 Autocast state cannot be read inside `__torch_dispatch__` (autocast's keys are excluded
 there), so the tracer wraps `torch.autocast.__enter__/__exit__` and keeps the state per device
 type itself; user-written casts are told from autocast's by wrapping the Tensor cast methods
@@ -47,8 +49,9 @@ from torch.optim.optimizer import register_optimizer_step_post_hook, register_op
 from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode
 
 import ampcheck
-from ampcheck.trace import flops, policy
+from ampcheck.trace import flops, policy, tensor_cores
 from ampcheck.trace.modules import ModuleTracker
+from ampcheck.trace.precision_loss import DEFAULT_THRESHOLD
 from ampcheck.trace.report import OpRecord, TraceReport, WeightCasts
 
 __all__ = ["trace", "Trace", "Observer", "DEFAULT_OBSERVERS"]
@@ -95,7 +98,8 @@ DEFAULT_OBSERVERS: list[Callable[[], Observer]] = []
 class OpInfo:
     """What the hot path needs to know about an OpOverload, computed once."""
 
-    __slots__ = ("op", "name", "skip", "flop", "is_cast", "is_view", "plain_view", "unary", "slots", "kw_tensors")
+    __slots__ = ("op", "name", "skip", "flop", "align", "is_cast", "is_view", "plain_view", "unary", "slots",
+                 "kw_tensors")
 
     def __init__(self, func: Any) -> None:
         self.op = str(func)
@@ -111,6 +115,7 @@ class OpInfo:
         self.name = func.overloadpacket.__name__
         self.skip = func.namespace in _SKIP_NAMESPACES
         self.flop = flops.formula_for(func)
+        self.align = tensor_cores.check_for(self.name) if self.flop is not None else None
         self.is_cast = func in _CAST_OPS
         self.is_view = func.is_view
         returns = func._schema.returns
@@ -249,12 +254,22 @@ class _Mode(TorchDispatchMode):
         key = (info, phase, module, dtypes, out_dtype, autocast, device, cast)
         rec = t.records.get(key)
         if rec is None:
-            rec = t.records[key] = [0, 0, 0, 0, _user_source()]
+            multiple = tensor_cores.multiple_for(_dtype_name(out_dtype)) if info.align is not None else None
+            # count, FLOPs, bytes read, written, source, alignment multiple, misaligned FLOPs, calls, example
+            rec = t.records[key] = [0, 0, 0, 0, _user_source(), multiple, 0, 0, None]
         rec[0] += 1
         rec[2] += nread
         rec[3] += nwritten
         if info.flop is not None:
-            rec[1] += info.flop(args, kwargs, out)
+            nflop = info.flop(args, kwargs, out)
+            rec[1] += nflop
+            if rec[5] is not None:
+                odd = info.align(args, rec[5])
+                if odd is not None:
+                    rec[6] += nflop
+                    rec[7] += 1
+                    if rec[8] is None:
+                        rec[8] = odd
         if cast is not None and cast != "backward":
             weight = args[0]
             kind = type(weight)  # Parameter's isinstance runs a Python metaclass hook: test the type first
@@ -281,11 +296,17 @@ class Trace:
         observers: Iterable[Observer] = (),
         numerics: bool = False,
         numerics_every: int = 1,
+        compare_fp32: bool = False,
+        compare_threshold: float = DEFAULT_THRESHOLD,
     ) -> None:
         if numerics:
             from ampcheck.trace.numerics import NumericsObserver
 
             observers = [*observers, NumericsObserver(every=numerics_every)]
+        if compare_fp32:
+            from ampcheck.trace.fp32_compare import Fp32Comparison
+
+            observers = [*observers, Fp32Comparison(threshold=compare_threshold)]
         phases = tuple(phases)
         unknown = sorted(set(phases) - set(ALL_PHASES))
         if unknown:
@@ -453,7 +474,7 @@ class Trace:
                 stacklevel=3,
             )
 
-    def _refresh_autocast(self, devices: Iterable[str] = ("cpu", "cuda")) -> None:
+    def _refresh_autocast(self, devices: Iterable[str] = tuple(policy.DISPATCH_KEYS)) -> None:
         for dev in devices:
             enabled = torch.is_autocast_enabled(dev)
             self.autocast[dev] = torch.get_autocast_dtype(dev) if enabled else None
@@ -502,7 +523,7 @@ class Trace:
     def _build_report(self) -> TraceReport:
         ops = []
         for (info, phase, module, dtypes, out_dtype, autocast, device, cast), rec in self.records.items():
-            count, nflops, nread, nwritten, source = rec
+            count, nflops, nread, nwritten, source, multiple, misaligned_flops, misaligned_calls, shapes = rec
             ops.append(OpRecord(
                 op=info.op,
                 phase=phase,
@@ -518,6 +539,9 @@ class Trace:
                 bytes_read=nread,
                 bytes_written=nwritten,
                 source=source,
+                misaligned_flops=None if multiple is None else misaligned_flops,
+                misaligned_calls=misaligned_calls,
+                misaligned_shapes=shapes,
             ))
         weights = [
             WeightCasts(weight=name, src_dtype=_dtype_name(src), dst_dtype=_dtype_name(dst), kind=kind,
@@ -534,6 +558,10 @@ class Trace:
                 "steps": self.steps,
                 "step_limit": self.step_limit,
                 "autocast_seen": any(r.autocast is not None for r in ops),
+                "policy": {
+                    "tables": policy.TABLES_FROM,
+                    "devices": {d: policy.DISPATCH_KEYS.get(d) for d in sorted({r.device for r in ops} - {"none"})},
+                },
                 "wall_s": round(time.perf_counter() - self._started, 6),
             },
             ops=ops,
@@ -553,6 +581,8 @@ def trace(
     observers: Iterable[Observer] = (),
     numerics: bool = False,
     numerics_every: int = 1,
+    compare_fp32: bool = False,
+    compare_threshold: float = DEFAULT_THRESHOLD,
 ) -> Trace:
     """Trace the ops run inside the `with` block.
 
@@ -563,9 +593,13 @@ def trace(
     observers: extra `Observer`s (GradScaler history, numerics, ...).
     numerics: also record inf/nan, fp16 headroom and underflow statistics (AMP504-AMP506);
         `numerics_every=N` samples one optimizer step in N.
+    compare_fp32: also rerun each module called under autocast in float32 on the same inputs and
+        rank modules by the relative error of their autocast output (AMP510 above
+        `compare_threshold`); the training itself is unchanged (see ampcheck.trace.fp32_compare).
     """
     return Trace(phases=phases, modules=modules, steps=steps, model=model, observers=observers,
-                 numerics=numerics, numerics_every=numerics_every)
+                 numerics=numerics, numerics_every=numerics_every, compare_fp32=compare_fp32,
+                 compare_threshold=compare_threshold)
 
 
 # The GradScaler observer runs in every trace (it only records when a scaler is used).

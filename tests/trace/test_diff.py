@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import torch
 
 import ampcheck.trace
 from ampcheck.trace.merge import load
@@ -12,9 +13,9 @@ from distributed_runs import cli, traced
 from model_fixtures import build_step
 
 
-def trace_steps(name: str, steps: int) -> TraceReport:
-    step = build_step(name)
-    with ampcheck.trace() as t:
+def trace_steps(name: str, steps: int, dtype=torch.bfloat16, **options) -> TraceReport:
+    step = build_step(name, dtype)
+    with ampcheck.trace(**options) as t:
         for _ in range(steps):
             step()
     return t.report
@@ -35,6 +36,22 @@ def test_closing_autocast_early_shows_new_fp32_matmuls_and_findings():
         ("addmm", "forward", "decoder"), ("addmm", "forward", "head")}
     assert {f.code for f in change.new_findings} == {"AMP501"}
     assert change.worse(tolerance=0.0)["forward"] < 0
+
+
+def test_switching_fp16_to_bf16_lists_the_modules_whose_error_against_fp32_grew():
+    change = TraceReport.diff(trace_steps("mlp", 1, torch.float16, compare_fp32=True),
+                              trace_steps("mlp", 1, torch.bfloat16, compare_fp32=True))
+    assert {m["module"] for m in change.precision_loss} == {"MLP", "fc1", "act", "fc2"}
+    assert all(m["after"] > 2 * m["before"] for m in change.precision_loss)
+    assert change.misaligned_share["before"] == change.misaligned_share["after"] > 0  # fc2's N=10
+    text = change.to_text(0.0)
+    assert "modules whose error against float32 grew (max relative error):" in text
+    assert "low-precision matmul FLOPs Tensor Cores cannot tile: " in text
+
+
+def test_traces_without_the_comparison_list_no_error_changes():
+    change = TraceReport.diff(trace_steps("mlp", 1), trace_steps("mlp", 1, compare_fp32=True))
+    assert change.precision_loss == [] and "error against float32" not in change.to_text(0.0)
 
 
 @pytest.mark.slow

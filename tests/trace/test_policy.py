@@ -81,3 +81,33 @@ def test_each_category_is_what_autocast_does_on_fake_tensors_of_that_device(devi
     for op, dtype in ran.items():
         expected = {"lower_precision": torch.float16, "fp32": torch.float32}[policy_of(device, op)]
         assert dtype == expected, (op, dtype)
+
+
+@pytest.mark.parametrize("device", ["xpu", "mps"])
+def test_a_run_on_xpu_or_mps_is_judged_by_that_devices_table_and_the_report_says_so(device):
+    import torch.nn.functional as F
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    import ampcheck
+    from model_fixtures import records
+
+    with FakeTensorMode():
+        weight, bias, x = (torch.empty(8, 8, device=device), torch.empty(8, device=device),
+                           torch.empty(4, 8, device=device))
+        with ampcheck.trace() as t, torch.autocast(device, dtype=torch.float16):
+            torch.softmax(F.linear(x, weight, bias), -1)
+    (addmm,) = records(t.report, op="addmm")
+    (softmax,) = records(t.report, op="_softmax")
+    assert (addmm.device, addmm.policy, addmm.out_dtype, addmm.ran_as_policy) == (
+        device, "lower_precision", "float16", True)
+    assert (softmax.policy, softmax.out_dtype, softmax.ran_as_policy) == ("fp32", "float32", True)
+    assert t.report.meta["policy"] == {"tables": "torch 2.13", "devices": {device: DISPATCH_KEYS[device]}}
+    assert f"autocast policy (torch 2.13 tables): {device} by Autocast{device.upper()}" in t.report.to_text()
+
+
+def test_a_device_without_a_table_is_named_as_not_judged():
+    from ampcheck.trace.text import policy_lines
+
+    meta = {"policy": {"tables": "torch 2.13", "devices": {"cpu": "AutocastCPU", "xla": None}}}
+    assert policy_lines(meta) == [
+        "autocast policy (torch 2.13 tables): cpu by AutocastCPU; xla: no autocast policy table, not judged"]

@@ -45,6 +45,20 @@ def test_a_report_of_another_schema_version_is_refused_in_one_line(report, tmp_p
         TraceReport.load(path)
 
 
+def test_a_report_of_schema_version_1_loads_with_the_fields_added_since_at_their_defaults(report, tmp_path):
+    data = report.to_json()
+    data["schema_version"] = 1
+    for op in data["ops"]:
+        for added in ("misaligned_flops", "misaligned_calls", "misaligned_shapes"):
+            del op[added]
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps(data))
+    loaded = TraceReport.load(path)
+    assert loaded.schema_version == SCHEMA_VERSION and loaded.total_ops == report.total_ops
+    assert all(r.tensor_core_aligned is None for r in loaded.ops)
+    assert loaded.tensor_core_alignment()["flops"] == 0
+
+
 @pytest.mark.parametrize("content, message", [("{not json", "invalid JSON"), ('{"a": 1}', "not an ampcheck trace report")])
 def test_a_file_that_is_not_a_report_is_refused_in_one_line(tmp_path, content, message):
     path = tmp_path / "bad.json"

@@ -65,11 +65,23 @@ def test_out_with_a_trailing_slash_is_a_directory_of_rank_files(tmp_path):
     assert (tmp_path / "traces" / "trace.rank0.json").is_file()
 
 
+def test_compare_fp32_ranks_the_scripts_modules_against_float32_with_the_given_threshold(tmp_path):
+    out = tmp_path / "t.json"
+    result = run("trace", "--compare-fp32", "--compare-threshold", "0.2", "--out", str(out), TRAIN, "--", "--steps", "2")
+    assert result.exit_code == 0, result.output
+    assert "fp32 comparison (" in result.stderr and "threshold 20.0%" in result.stderr
+    section = TraceReport.load(out).sections["compare_fp32"]
+    assert section["threshold"] == 0.2 and section["steps_compared"] == 2
+    assert {m["module"] for m in section["modules"]} >= {"Encoder", "layers.0.attn", "head"}
+
+
 def test_a_missing_script_or_a_bad_option_is_one_line_and_exit_2(tmp_path):
     missing = run("trace", str(tmp_path / "nope.py"))
     assert missing.exit_code == 2 and missing.stderr.count("\n") == 1 and "no such file" in missing.stderr
     bad = run("trace", "--phases", "forwards", TRAIN)
     assert bad.exit_code == 2 and "unknown trace phase" in bad.stderr
+    threshold = run("trace", "--compare-fp32", "--compare-threshold", "0", TRAIN)
+    assert threshold.exit_code == 2 and threshold.stderr.count("\n") == 1 and "compare-threshold" in threshold.stderr
 
 
 @pytest.fixture(scope="module")
