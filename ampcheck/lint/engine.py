@@ -8,10 +8,8 @@ the file's enabled codes, then the suppression comments.
 """
 from __future__ import annotations
 
-import ast
 import difflib
 import os
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
@@ -22,6 +20,7 @@ from ampcheck.lint import notebook, prefilter, suppress
 from ampcheck.lint.cache import Cache, key
 from ampcheck.lint.discover import discover
 from ampcheck.lint.source import SourceError, SourceFile, read_source, too_large, write_source
+from ampcheck.lint.syntax import syntax_error
 
 MAX_FIX_ROUNDS = 10
 # Below this many files a default run stays in-process: starting workers costs more.
@@ -179,7 +178,9 @@ def _lint_file(path: str, settings: Settings, options: Options, replay_only: boo
         fixed_text, remaining = _fix(text, findings, lint, options, result)
         if result.fixed and _emit(path, source, nb, fixed_text, options, result) and options.fix:
             findings = remaining  # what was fixed on disk is no longer reported
-    result.findings = [nb.locate(f) for f in findings] if nb is not None else findings
+    if nb is not None:
+        findings = [nb.locate(f) for f in findings] + (nb.syntax_errors(path) if SYNTAX_ERROR in codes else [])
+    result.findings = findings
     return result
 
 
@@ -265,27 +266,6 @@ def _run_checks(text: str, path: str, codes: frozenset[str], out: _Analysis) -> 
                 f"{path}: internal error in check {name}: {type(err).__name__}: {err}"
             )
     return list(found.values())
-
-
-def syntax_error(text: str, path: str, is_notebook: bool = False) -> Optional[Finding]:
-    """AMP001 at the position CPython's parser reports, or None when the text parses."""
-    flags = ast.PyCF_ONLY_AST | (ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if is_notebook else 0)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compile(text, path, "exec", flags, dont_inherit=True)
-    except SyntaxError as err:
-        line = err.lineno or 1
-        col = err.offset or 1
-        end_line = err.end_lineno or line
-        end_col = err.end_offset if err.end_offset and end_line >= line else col
-        if end_line == line and end_col < col:
-            end_col = col
-        message = f"SyntaxError: {err.msg}"
-        return Finding(SYNTAX_ERROR, message, path, line, col, end_line, end_col)
-    except (ValueError, RecursionError, MemoryError) as err:
-        return Finding(SYNTAX_ERROR, f"cannot parse: {err}", path, 1, 1, 1, 1)
-    return None
 
 
 def _fix(

@@ -3,11 +3,14 @@
 The code cells are joined, each after a marker comment line, into one source that the
 program model parses like any file, so a scaler made in cell 2 and stepped in cell 5 is
 seen as one program. A line map turns virtual positions back into `cell N:line:col`
-(N counts every cell, 1-based, as Jupyter shows them). IPython syntax that is not Python
-(`%magic`, `!shell`, `obj?`, non-Python `%%cell` magics) is replaced by a `pass` placeholder
-with the same indentation, so the cell parses and keeps its line numbers; after fixes the
-virtual source is split at the markers and the original magic lines are put back, and the
-notebook JSON is re-serialised in its own indentation, key order and final newline.
+(N counts every cell, 1-based, as Jupyter shows them). Each cell is first read the way
+IPython reads it (ipython.py): its commands, magics and help requests become `pass`
+placeholders with the same indentation, and cells that are not Python (`%%bash`, an
+automagic `pip install x`, a cell another language owns in VS Code) are left out. A cell
+that is still not valid Python is invalid for IPython too: it is reported (AMP001, per
+cell, as Jupyter would fail it) and left out, so the other cells are still linted. After
+fixes the virtual source is split at the markers and the original lines are put back, and
+the notebook JSON is re-serialised in its own indentation, key order and final newline.
 """
 from __future__ import annotations
 
@@ -17,15 +20,12 @@ from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 from ampcheck.findings import Edit, Finding
+from ampcheck.lint import ipython
+from ampcheck.lint.ipython import PLACEHOLDER
+from ampcheck.lint.syntax import syntax_error
 
 MARKER = "# ampcheck: cell {}"
-PLACEHOLDER = "pass  # ampcheck: ipython"
 
-# Cell magics whose body is still Python (timing/capturing wrappers); any other `%%magic`
-# cell (bash, writefile, html, ...) is not Python and is left out of the virtual source.
-PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit", "snakeviz"})
-
-_ASSIGNED_MAGIC = re.compile(r"^\s*[\w.,\s\[\]()]+\s*=\s*[%!]")
 _MARKER_LINE = re.compile(r"^# ampcheck: cell (\d+)\n?$")
 
 
@@ -38,8 +38,8 @@ class _Cell:
     index: int  # 1-based among all cells
     text: str  # the cell's source, as one string
     as_list: bool  # the JSON stored the source as a list of lines
-    magics: list[str]  # original lines replaced by placeholders, in order
-    python: str  # the cell's text with IPython syntax neutralised
+    replaced: tuple[str, ...]  # original lines the placeholders stand for, in order
+    python: str  # the cell as IPython runs it, line for line
 
 
 @dataclass
@@ -51,6 +51,11 @@ class Notebook:
     cells: list[_Cell]
     source: str  # the virtual Python source
     line_map: list[tuple[int, int]]  # virtual line (0-based index) -> (cell, line in cell)
+    invalid: list[Finding]  # AMP001 of each cell that is not valid even for IPython
+
+    def syntax_errors(self, path: str) -> list[Finding]:
+        """AMP001 for each invalid cell, at its own line and column."""
+        return [replace(f, path=path) for f in self.invalid]
 
     def _at(self, line: int) -> tuple[int, int]:
         """(cell, line in cell) of a virtual line; a position past the end (CPython's
@@ -107,8 +112,9 @@ def load(text: str) -> Notebook:
     if language != "python":
         raise NotebookError(f"notebook language is {language!r}, not Python")
     cells = []
+    invalid = []
     for index, raw in enumerate(data["cells"], start=1):
-        if not isinstance(raw, dict) or raw.get("cell_type") != "code":
+        if not isinstance(raw, dict) or raw.get("cell_type") != "code" or not _is_python(raw):
             continue
         source = raw.get("source", "")
         if not isinstance(source, str) and not (
@@ -117,11 +123,26 @@ def load(text: str) -> Notebook:
             raise NotebookError(f"cell {index} has a malformed 'source'")
         as_list = isinstance(source, list)
         cell_text = "".join(source) if as_list else str(source)
-        python, magics = _neutralise(cell_text)
-        if python is not None:
-            cells.append(_Cell(index, cell_text, as_list, magics, python))
+        cell = ipython.transform(cell_text)
+        if cell.python is None:
+            continue
+        error = syntax_error(cell.python, "", is_notebook=True)
+        if error is not None:
+            invalid.append(replace(error, cell=index))
+        elif cell.lintable:
+            cells.append(_Cell(index, cell_text, as_list, cell.replaced, cell.python))
     virtual, line_map = _join(cells)
-    return Notebook(data, _indent_of(text), text.isascii(), text.endswith("\n"), cells, virtual, line_map)
+    return Notebook(
+        data, _indent_of(text), text.isascii(), text.endswith("\n"), cells, virtual, line_map, invalid
+    )
+
+
+def _is_python(cell: dict[str, Any]) -> bool:
+    """False for a code cell that VS Code runs in another language (`metadata.vscode.languageId`)."""
+    metadata = cell.get("metadata")
+    vscode = metadata.get("vscode") if isinstance(metadata, dict) else None
+    language = vscode.get("languageId", "python") if isinstance(vscode, dict) else "python"
+    return language == "python"
 
 
 def _indent_of(text: str) -> Optional[int]:
@@ -144,40 +165,6 @@ def _join(cells: list[_Cell]) -> tuple[str, list[tuple[int, int]]]:
     return "".join(lines), line_map
 
 
-def _neutralise(text: str) -> tuple[Optional[str], list[str]]:
-    """The cell as Python (None for a non-Python cell magic) and the IPython lines replaced."""
-    lines = text.splitlines(keepends=True)
-    if lines and lines[0].startswith("%%"):
-        name = lines[0][2:].split(None, 1)[0] if lines[0][2:].strip() else ""
-        if name not in PYTHON_CELL_MAGICS:
-            return None, []
-    out: list[str] = []
-    magics: list[str] = []
-    continuing = False
-    for line in lines:
-        body = line.rstrip("\r\n")
-        stripped = body.strip()
-        is_magic = continuing or _is_ipython(stripped, body)
-        if is_magic:
-            magics.append(line)
-            indent = body[: len(body) - len(body.lstrip())]
-            out.append(indent + PLACEHOLDER + line[len(body) :])
-            continuing = body.endswith("\\")
-        else:
-            out.append(line)
-    return "".join(out), magics
-
-
-def _is_ipython(stripped: str, body: str) -> bool:
-    if not stripped or stripped.startswith("#"):
-        return False
-    if stripped[0] in "%!?":
-        return True
-    if stripped.endswith("?") and "#" not in stripped:
-        return True
-    return _ASSIGNED_MAGIC.match(body) is not None
-
-
 def split_cells(virtual: str) -> dict[int, str]:
     """Cell index -> its text, cut at the marker lines of a (possibly fixed) virtual source."""
     texts: dict[int, list[str]] = {}
@@ -193,11 +180,11 @@ def split_cells(virtual: str) -> dict[int, str]:
 
 def _restore(cell: _Cell, python: str) -> str:
     """A cell's fixed text with its IPython lines put back and its original final newline."""
-    magics = iter(cell.magics)
+    originals = iter(cell.replaced)
     lines = []
     for line in python.splitlines(keepends=True):
         if line.strip() == PLACEHOLDER:
-            line = next(magics, line)
+            line = next(originals, line)
         lines.append(line)
     text = "".join(lines)
     if not cell.text.endswith("\n") and text.endswith("\n"):

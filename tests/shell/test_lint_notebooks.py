@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -36,10 +37,15 @@ def test_an_unchanged_notebook_renders_byte_for_byte():
     assert notebook.load(text).render(notebook.load(text).source) == text
 
 
-def test_a_syntax_error_in_a_cell_is_located_in_that_cell(copy_fixture):
+def test_a_syntax_error_is_located_in_its_cell_and_the_other_cells_are_still_linted(copy_fixture):
     copy_fixture("broken_cell.ipynb")
-    [error] = run(["broken_cell.ipynb"], cache=False).findings
-    assert (error.code, error.cell, error.line, error.col) == ("AMP001", 3, 1, 11)
+    findings = run(["broken_cell.ipynb"], cache=False).findings
+    [error] = [f for f in findings if f.code == "AMP001"]
+    broken = "".join(json.loads((SHELL / "broken_cell.ipynb").read_text())["cells"][2]["source"])
+    with pytest.raises(SyntaxError) as expected:
+        compile(broken, "cell 3", "exec")  # what Jupyter reports for that cell alone
+    assert (error.cell, error.line, error.col) == (3, expected.value.lineno, expected.value.offset)
+    assert [(f.code, f.cell) for f in findings if f.code != "AMP001"] == [("AMP401", 5)]
 
 
 def test_fix_rewrites_cells_and_keeps_magics_and_formatting(copy_fixture):
@@ -125,3 +131,26 @@ def test_notebook_sources_survive_the_virtual_round_trip(cells):
     assert nb.render(nb.source) == original
     for number, (cell, line) in enumerate(nb.line_map, start=1):
         assert 1 <= cell <= len(raw) and line >= 1
+
+
+def test_ipython_syntax_jupyter_runs_is_never_a_syntax_error(copy_fixture):
+    copy_fixture("ipython_syntax.ipynb")
+    findings = run(["ipython_syntax.ipynb"], cache=False).findings
+    assert [(f.code, f.cell, f.line) for f in findings] == [("AMP401", 11, 5)]  # the training cell is linted
+
+
+def test_a_cell_ipython_rejects_too_is_reported(copy_fixture):
+    copy_fixture("missing_comma.ipynb")
+    [error] = run(["missing_comma.ipynb"], cache=False).findings
+    assert (error.code, error.cell, error.line) == ("AMP001", 2, 5)
+    assert error.message == "SyntaxError: invalid syntax. Perhaps you forgot a comma?"
+
+
+def test_fixing_a_notebook_with_ipython_syntax_restores_every_command(copy_fixture):
+    path = copy_fixture("ipython_syntax.ipynb")
+    before = json.loads(path.read_text())
+    assert run(["ipython_syntax.ipynb"], cache=False, fix=True).fixed == 1
+    after = json.loads(path.read_text())
+    changed = [i for i, (a, b) in enumerate(zip(before["cells"], after["cells"])) if a != b]
+    assert changed == [10]
+    assert "".join(after["cells"][10]["source"]).endswith("        %time torch.cuda.synchronize()")
