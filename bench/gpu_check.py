@@ -5,8 +5,15 @@
 Checks, for each dtype: matmuls (addmm/mm) and attention run in the autocast dtype; layer_norm
 and an explicit softmax run in float32 (CUDA autocast's fp32 policy, unlike CPU's) and are
 recorded as running as the policy says; forward matmul coverage is 100%; backward ops are
-attributed to modules; the policy table matches `AutocastCUDA`'s registrations; traced training is
-bitwise identical to untraced. Prints one line per check.
+attributed to modules; the policy table matches `AutocastCUDA`'s registrations and the report
+says AutocastCUDA judged the run; traced training is bitwise identical to untraced.
+Tensor Cores: a vocabulary projection of 50257 is recorded as misaligned (AMP509) and one of
+50304 as aligned, and the misaligned one is timed against the aligned one (printed, not
+checked). fp32 comparison: the clean transformer stays under 2% with no AMP510; the
+cancelling normaliser (fixtures/models/naive_variance.py) is named by AMP510; a dropout's
+rerun draws the autocast call's mask; training with dropout, batch norm and a GradScaler
+under `compare_fp32=True` is bitwise identical to untraced, RNG included. Prints one line
+per check.
 
 Exit status: 0 all checks passed; 1 a check failed (each failure printed with what was seen);
 without a CUDA device it prints "no CUDA device: nothing checked" and exits 0, or 2 with
@@ -15,6 +22,7 @@ without a CUDA device it prints "no CUDA device: nothing checked" and exits 0, o
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import sys
 from pathlib import Path
@@ -28,9 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16}
 
 
-def _transformer():
-    path = ROOT / "fixtures" / "models" / "transformer.py"
-    spec = importlib.util.spec_from_file_location("fixture_transformer", path)
+def _fixture(name: str):
+    path = ROOT / "fixtures" / "models" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"fixture_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -46,7 +54,7 @@ class Checks:
 
 
 def check_dtype(checks: Checks, name: str, dtype: torch.dtype) -> None:
-    build = _transformer().build
+    build = _fixture("transformer").build
     step = build(dtype=dtype, device="cuda", seed=0)
     probe = torch.nn.Linear(32, 32).cuda()
     x = torch.randn(4, 32, device="cuda")
@@ -84,6 +92,75 @@ def check_dtype(checks: Checks, name: str, dtype: torch.dtype) -> None:
     same = all(torch.equal(x, y) for x, y in zip(a, b)) and all(
         torch.equal(p, q) for p, q in zip(plain.model.parameters(), traced.model.parameters()))
     checks.check(f"{name}: traced training bitwise identical to untraced", same)
+    checks.check(f"{name}: the report says AutocastCUDA judged the run",
+                 report.meta["policy"]["devices"].get("cuda") == "AutocastCUDA", report.meta["policy"])
+
+
+def _ms(fn, repeat: int = 20) -> float:
+    fn()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(repeat):
+        fn()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) / repeat
+
+
+def check_tensor_cores(checks: Checks, name: str, dtype: torch.dtype) -> None:
+    tokens = torch.randn(4096, 768, device="cuda")
+    heads = {vocab: torch.nn.Linear(768, vocab).cuda() for vocab in (50257, 50304)}
+    for vocab, head in heads.items():
+        with ampcheck.trace() as t, torch.autocast("cuda", dtype=dtype):
+            head(tokens)
+        (addmm,) = [r for r in t.report.ops if r.name == "addmm"]
+        found = [f.code for f in t.report.findings()]
+        aligned = vocab % 64 == 0
+        checks.check(f"{name}: vocabulary {vocab} recorded as {'aligned' if aligned else 'misaligned (AMP509)'}",
+                     addmm.tensor_core_aligned is aligned and (found == [] if aligned else found == ["AMP509"]),
+                     (addmm.misaligned_shapes, found))
+    with torch.no_grad(), torch.autocast("cuda", dtype=dtype):
+        times = {vocab: _ms(lambda h=head: h(tokens)) for vocab, head in heads.items()}
+    print(f"info {name}: 4096x768 @ 768xV: V=50257 {times[50257]:.3f} ms, V=50304 {times[50304]:.3f} ms "
+          f"(per column {times[50257] / 50257 / (times[50304] / 50304):.2f}x the padded one)")
+
+
+def check_compare_fp32(checks: Checks, name: str, dtype: torch.dtype) -> None:
+    step = _fixture("transformer").build(dtype=dtype, device="cuda", seed=0)
+    with ampcheck.trace(compare_fp32=True) as t:
+        step()
+        step()
+    modules = t.report.sections["compare_fp32"]["modules"]
+    worst = max((m["max_rel_error"] for m in modules), default=None)
+    checks.check(f"{name}: compare-fp32 on the transformer: every module compared, under 2%, no AMP510",
+                 bool(modules) and all(m["calls"] == 2 for m in modules) and worst < 0.02
+                 and not t.report.findings(select=["AMP510"]), worst)
+
+    step = _fixture("naive_variance").build(dtype=dtype, device="cuda", seed=0)
+    with ampcheck.trace(compare_fp32=True) as t:
+        step()
+    blamed = [f.extra["module"] for f in t.report.findings(select=["AMP510"])]
+    checks.check(f"{name}: compare-fp32 names the cancelling normaliser (AMP510 on `norm`)", blamed == ["norm"], blamed)
+
+    build = _fixture("dropout_bn").build
+
+    def train(context) -> tuple:
+        step = build(dtype=dtype, device="cuda", seed=3)
+        with context:
+            losses = [step() for _ in range(3)]
+        return losses, [v.clone() for v in step.model.state_dict().values()], torch.cuda.get_rng_state(), step
+
+    plain = train(contextlib.nullcontext())
+    traced = train(ampcheck.trace(compare_fp32=True))
+    same = (all(torch.equal(a, b) for a, b in zip(plain[0], traced[0]))
+            and all(torch.equal(a, b) for a, b in zip(plain[1], traced[1])) and torch.equal(plain[2], traced[2]))
+    checks.check(f"{name}: compare-fp32 training (dropout, batch norm, scaler) bitwise identical to untraced", same)
+    with ampcheck.trace(compare_fp32=True) as t:
+        traced[3]()
+    drop = next(m for m in t.report.sections["compare_fp32"]["modules"] if m["module"] == "drop")
+    checks.check(f"{name}: the dropout's fp32 rerun draws the autocast call's mask (error under 1%)",
+                 drop["max_rel_error"] < 0.01, drop["max_rel_error"])
 
 
 def main() -> int:
@@ -104,6 +181,8 @@ def main() -> int:
             print(f"skip {name}: not supported on this GPU")
             continue
         check_dtype(checks, name, dtype)
+        check_tensor_cores(checks, name, dtype)
+        check_compare_fp32(checks, name, dtype)
     print(f"{'all checks passed' if not checks.failed else f'{checks.failed} check(s) failed'}")
     return 1 if checks.failed else 0
 

@@ -1,4 +1,4 @@
-"""The trace benchmark and the GPU check run end to end here (not timed: they only prove the
+"""The trace benchmarks and the GPU check run end to end here (not timed: they only prove the
 scripts work, so bench/RESULTS.md can be regenerated and gpu_check.py run on a CUDA machine)."""
 from __future__ import annotations
 
@@ -29,3 +29,12 @@ def test_gpu_check_passes_on_cuda_and_says_plainly_when_there_is_none():
         return
     assert result.returncode == 0 and result.stdout.strip() == "no CUDA device: nothing checked"
     assert run("gpu_check.py", "--require-cuda").returncode == 2
+
+
+def test_compare_fp32_bench_prints_a_ratio_against_the_plain_trace():
+    result = run("compare_fp32_overhead.py", "--rounds", "1", "--steps", "1", "--fixtures", "mlp")
+    assert result.returncode == 0, result.stderr
+    (row,) = [line for line in result.stdout.splitlines() if line.startswith("| mlp |")]
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert int(cells[2]) == 4 and int(cells[3]) > 0  # MLP, fc1, act, fc2 compared; their reruns' ops
+    assert float(cells[-1].split("×")[0]) > 1
