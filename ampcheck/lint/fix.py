@@ -105,21 +105,30 @@ def verify(
     new_text: str, filename: str = "<fixed>", before: Optional[str] = None, applied: Sequence[Fix] = ()
 ) -> None:
     """Refuse a result that libcst or CPython would not accept, or (given the text the fixes
-    were applied to) one that rewrote a use of a name with several bindings in reach."""
+    were applied to) one that rewrote a use of a name with several bindings in reach. A
+    compile error the text had before the fixes (`await` in a notebook cell, `return` at
+    module level: errors after parsing, which AMP001 does not report) is not the fixes'."""
     if before is not None and applied:
         _check_rewritten_uses(before, [e for fix in applied for e in fix.edits])
     try:
         cst.parse_module(new_text)
     except cst.ParserSyntaxError as exc:
         raise FixError(f"fixed code does not parse (line {exc.raw_line}): {exc.message}") from None
+    error = _compile_error(new_text, filename)
+    if error is not None and (before is None or _compile_error(before, filename) is None):
+        line = getattr(error, "lineno", None)
+        where = f" (line {line})" if line else ""
+        raise FixError(f"fixed code does not compile{where}: {getattr(error, 'msg', error)}")
+
+
+def _compile_error(text: str, filename: str) -> Optional[Exception]:
     try:
         with warnings.catch_warnings():  # the user's own "\d" strings are not ours to report
             warnings.simplefilter("ignore")
-            compile(new_text, filename, "exec", dont_inherit=True)
+            compile(text, filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
-        line = getattr(exc, "lineno", None)
-        where = f" (line {line})" if line else ""
-        raise FixError(f"fixed code does not compile{where}: {getattr(exc, 'msg', exc)}") from None
+        return exc
+    return None
 
 
 Point = tuple[int, int]  # 1-based line, 0-based column, as libcst's positions
