@@ -573,3 +573,11 @@ def test_an_import_that_only_annotates_moves_to_torch_amp():
     text = (DEPRECATED / "scaler_annotation_only.py").read_text()
     fixed = fix_all(text, unsafe=False)
     assert fixed == text.replace("from torch.cuda.amp import GradScaler", "from torch.amp import GradScaler")
+
+
+def test_a_compile_error_the_text_already_had_is_not_blamed_on_the_fix():
+    text = "import torch\nctx = torch.cuda.amp.autocast()\nawait ctx\n"  # top-level await, as in a cell
+    new, applied = fix_once(text)
+    verify(new, before=text, applied=[f.fix for f in lint_source(text, select="AMP4") if f.fix])
+    with pytest.raises(FixError, match="does not compile"):
+        verify(new)
