@@ -22,12 +22,11 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 import torch  # noqa: E402
-from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 
 import ampcheck  # noqa: E402
 from procstats import load_average, machine, median  # noqa: E402
 from results_md import splice  # noqa: E402
-from trace_overhead import FIXTURES, _Plain, _time, build_step, count_ops  # noqa: E402
+from trace_overhead import FIXTURES, CountingMode, _Plain, _time, build_step, count_ops  # noqa: E402
 
 CONTEXTS: dict[str, Callable[[], object]] = {
     "untraced": _Plain,
@@ -36,21 +35,10 @@ CONTEXTS: dict[str, Callable[[], object]] = {
 }
 
 
-class _UntracedOps(TorchDispatchMode):
-    """Counts every aten op, the reruns' included (the tracer records none of those)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.ops = 0
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.ops += 1
-        return func(*args, **(kwargs or {}))
-
-
 def rerun_ops(step: Callable[[], object]) -> tuple[int, int]:
-    """(module calls compared, aten ops the float32 reruns add) in one step."""
-    with _UntracedOps() as counter, ampcheck.trace(compare_fp32=True) as t:
+    """(module calls compared, aten ops the float32 reruns add) in one step: a counting mode
+    under the trace sees the reruns' ops, which the trace itself does not record."""
+    with CountingMode() as counter, ampcheck.trace(compare_fp32=True) as t:
         step()
     calls = sum(m["calls"] for m in t.report.sections["compare_fp32"]["modules"])
     return calls, counter.ops - count_ops(step)
