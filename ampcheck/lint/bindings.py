@@ -17,7 +17,6 @@ API (facet `model.bindings`):
 - `bindings.lookup(expr, at=node)`: what a Name or `self.attr` means at `node` -> Binding | None.
   A name rebound to something unrecognised there answers None.
 - `bindings.is_optimizer(expr, at)`: a known optimizer, or an unknown name spelled like one.
-- `bindings.precedes(a, b)`: whether node `a` starts before node `b` in the source.
 
 Kinds: `scaler` (every GradScaler / ShardedGradScaler spelling), `optimizer` (`torch.optim.*`,
 common third-party optimizers and factories by name), `model` (nn.Module constructors, in-file
@@ -32,15 +31,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Iterable, Optional, Union
+from typing import Iterable, Optional, Union
 
 import libcst as cst
 
-from ampcheck.lint.consteval import _param_names
+from ampcheck.lint.consteval import ConstEval, _param_names
 from ampcheck.lint.names import dotted
+from ampcheck.lint.tree import SourceTree
 
-if TYPE_CHECKING:
-    from ampcheck.lint.model import FileModel
 
 KINDS = ("scaler", "optimizer", "model", "loss", "scheduler", "object", "opaque")
 
@@ -83,7 +81,11 @@ _MODEL_WRAPPERS = frozenset(
 )
 _MODULE_METHODS = frozenset({"to", "cuda", "cpu", "half", "float", "bfloat16", "double", "train", "eval", "requires_grad_"})
 _OPAQUE_WRAPPERS = frozenset({"prepare", "initialize", "setup", "wrap", "build_optim_wrapper"})
-OPTIMIZER_NAME = re.compile(r"(^|_)(opt|optim|optimizer|optimiser)s?(_|$|\d)|optimizer|optimiser", re.I)
+# What else a maybe-on scaler may be: an object standing in for it (`DummyGradScaler()`).
+_STAND_INS = frozenset({"object", "instance"})
+_SCALER_ANNOTATION = re.compile(r"\b(Sharded)?GradScaler\b")
+# ("opts" is options, not optimizers)
+OPTIMIZER_NAME = re.compile(r"(^|_)(opt|optims?|optimi[sz]ers?)(_|$|\d)|optimi[sz]er", re.I)
 
 
 @dataclass(frozen=True, eq=False)
@@ -98,20 +100,23 @@ class Binding:
     scope: Optional[cst.CSTNode] = None
     cls: Optional[cst.ClassDef] = None
     inferred: bool = False
+    class_qualname: Optional[str] = None
+    toggles: tuple[str, ...] = ()
 
 
 Assignment = Union[cst.Assign, cst.AnnAssign]
 
 
 class Bindings:
-    def __init__(self, model: "FileModel") -> None:
-        self.model = model
-        self._classes = {c.name.value: c for c in model.classes}
+    def __init__(self, tree: SourceTree, consts: ConstEval) -> None:
+        self.tree = tree
+        self.consts = consts
+        self._classes = {c.name.value: c for c in tree.classes}
         self._module_classes = self._nn_module_classes()
         # (scope, key) -> [(assignment, Binding | None)] in source order
         self._by_key: dict[tuple[Optional[cst.CSTNode], str], list[tuple[cst.CSTNode, Optional[Binding]]]] = {}
         self._inferred: dict[tuple[Optional[cst.CSTNode], str], Binding] = {}
-        for node in model.assigns:
+        for node in tree.assigns:
             if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
                 self._add_assignment(node)
         self._infer_scalers()
@@ -136,7 +141,7 @@ class Bindings:
 
     def is_optimizer(self, expr: cst.BaseExpression, at: Optional[cst.CSTNode] = None) -> bool:
         b = self.lookup(expr, at)
-        if b is not None:
+        if b is not None and b.kind != "instance":
             return b.kind == "optimizer"
         text = dotted(expr)
         if text is None:
@@ -144,37 +149,50 @@ class Bindings:
         last = text.rsplit(".", 1)[-1]
         return bool(OPTIMIZER_NAME.search(last)) and "sched" not in last.lower()
 
-    def precedes(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
-        """Whether `a` starts before `b` in the source."""
-        order = self._order
-        return order.get(a, -1) < order.get(b, -1)
-
-    @cached_property
-    def _order(self) -> dict[cst.CSTNode, int]:
-        # The parent links were recorded in one pre-order traversal, so their insertion order
-        # is source order: no second pass over the file, no source positions.
-        return {node: i for i, node in enumerate(self.model.parents)}
-
     def class_named(self, name: str) -> Optional[cst.ClassDef]:
         return self._classes.get(name)
 
+    def class_attributes(self, cls: cst.ClassDef) -> dict[str, Binding]:
+        """`self.<attr>` key -> what the class's own methods bind it to (all assignments merged)."""
+        out = {}
+        for (scope, key), entries in self._by_key.items():
+            if scope is cls:
+                merged = _merge([b for _, b in entries])
+                if merged is not None:
+                    out[key] = merged
+        for (scope, key), b in self._inferred.items():
+            if scope is cls and key not in out:
+                out[key] = b
+        return out
+
+    def param_binding(self, fn: cst.FunctionDef, name: str) -> Optional[Binding]:
+        """What a parameter is when no caller says: a scaler by annotation (`scaler:
+        GradScaler | None`) or by use (`scaler.scale(loss).backward()`), maybe on."""
+        for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
+            if p.name.value == name and p.annotation is not None and _SCALER_ANNOTATION.search(self.tree.code_for(p.annotation.annotation)):
+                return Binding("scaler", name, p, enabled=None, scope=fn, inferred=True)
+        return self._inferred.get((fn, name))
+
+    def assigned_before(self, fn: cst.FunctionDef, name: str, at: cst.CSTNode) -> bool:
+        return any(self.tree.precedes(n, at) for n, _ in self._by_key.get((fn, name), ()))
+
     # -- lookups ------------------------------------------------------------------------------
     def _lookup_name(self, name: str, at: cst.CSTNode) -> Optional[Binding]:
-        fn = self.model.enclosing_function(at)
+        fn = self.tree.enclosing_function(at)
         while fn is not None:
             entries = self._by_key.get((fn, name))
             if entries:
                 return self._latest(entries, at)
             if name in _param_names(fn):
-                return self._inferred.get((fn, name))
-            fn = self.model.enclosing_function(fn)
+                return self.param_binding(fn, name)
+            fn = self.tree.enclosing_function(fn)
         entries = self._by_key.get((None, name))
         if entries:
             return self._latest(entries, at)
         return self._inferred.get((None, name))
 
     def _lookup_self(self, key: str, at: cst.CSTNode) -> Optional[Binding]:
-        cls = self.model.enclosing_class(at)
+        cls = self.tree.enclosing_class(at)
         seen: set[str] = set()
         while cls is not None and cls.name.value not in seen:
             seen.add(cls.name.value)
@@ -188,12 +206,32 @@ class Bindings:
         return None
 
     def _latest(self, entries: list[tuple[cst.CSTNode, Optional[Binding]]], at: cst.CSTNode) -> Optional[Binding]:
-        """The assignment that most recently precedes `at`; with none before it (a use above
-        its loop-carried assignment), all of them must agree."""
-        before = [b for n, b in entries if n is at or self.precedes(n, at)]
-        if before:
-            return before[-1]
-        return _merge([b for _, b in entries])
+        """What the assignments that may reach `at` agree on: the latest one before it, and
+        the earlier ones while the later sit on a path `at` need not take (`if amp: scaler =
+        GradScaler() else: scaler = DummyScaler()`); with none before it (a use above its
+        loop-carried assignment), all of them."""
+        before = [(n, b) for n, b in entries if n is at or self.tree.precedes(n, at)]
+        if not before:
+            return _merge([b for _, b in entries])
+        reaching = []
+        for n, b in reversed(before):
+            reaching.append(b)
+            if self._dominates(n, at):
+                break
+        return _merge(reaching)
+
+    def _dominates(self, node: cst.CSTNode, at: cst.CSTNode) -> bool:
+        """Whether `at` runs only after `node` has run (both in one scope, `node` first): every
+        conditional block around `node` is around `at` too."""
+        around_at = set(map(id, self.tree.ancestors(at)))
+        child = node
+        for anc in self.tree.ancestors(node):
+            if isinstance(anc, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+                return True
+            if _conditional_block(anc, child) and id(child) not in around_at:
+                return False
+            child = anc
+        return True
 
     # -- building -------------------------------------------------------------------------------
     def _add_assignment(self, node: Assignment) -> None:
@@ -209,6 +247,9 @@ class Bindings:
             if scope is False:
                 continue
             binding = self._classify(node.value, key, scope)
+            if isinstance(node, cst.AnnAssign) and (binding is None or binding.kind in _STAND_INS):
+                if _SCALER_ANNOTATION.search(self.tree.code_for(node.annotation.annotation)):
+                    binding = Binding("scaler", key, node.value, enabled=None, scope=scope)
             self._by_key.setdefault((scope, key), []).append((node, binding))
 
     def _add_unpacking(self, node: Assignment, target: Union[cst.Tuple, cst.List]) -> None:
@@ -216,7 +257,7 @@ class Bindings:
         value = node.value
         if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)):
             return
-        opaque = value.func.attr.value in _OPAQUE_WRAPPERS and not _is_torch(self.model, value)
+        opaque = value.func.attr.value in _OPAQUE_WRAPPERS and not _is_torch(self.tree, value)
         for el in target.elements:
             key = dotted(el.value)
             if key is None:
@@ -229,15 +270,15 @@ class Bindings:
 
     def _scope_of(self, node: cst.CSTNode, key: str) -> Union[None, cst.CSTNode, bool]:
         """The scope a key is bound in; False for a target this facet does not track."""
-        fn = self.model.enclosing_function(node)
+        fn = self.tree.enclosing_function(node)
         if key.startswith("self."):
             if key.count(".") != 1 or fn is None:
                 return False
-            cls = self.model.enclosing_class(fn)
+            cls = self.tree.enclosing_class(fn)
             return cls if cls is not None else False
         if "." in key:
             return False
-        if fn is None and self.model.enclosing_class(node) is not None:
+        if fn is None and self.tree.enclosing_class(node) is not None:
             return False  # a class attribute
         return fn
 
@@ -253,7 +294,7 @@ class Bindings:
                 return replace(b, key=key, scope=scope) if b is not None and b.kind != "opaque" else None
             return None
         func = value.func
-        quals = self.model.names.resolve(func)
+        quals = self.tree.names.resolve(func)
         last = _last_name(func)
         if self._is_scaler_ctor(quals, last):
             return self._scaler(value, key, scope, quals)
@@ -268,6 +309,8 @@ class Bindings:
             return Binding("loss", key, value, qual, scope=scope)
         if qual in _MODEL_WRAPPERS and value.args:
             inner = self._classify(value.args[0].value, key, scope, depth + 1)
+            if inner is not None and inner.kind == "instance":
+                inner = replace(inner, kind="model")
             return replace(inner, node=value) if inner is not None else Binding("model", key, value, qual, scope=scope)
         if qual is not None and qual.startswith("torch.nn.") and last is not None and last[:1].isupper():
             return Binding("model", key, value, qual, scope=scope)
@@ -281,24 +324,25 @@ class Bindings:
             return Binding(kind, key, value, func.value, scope=scope, cls=cls)
         if isinstance(func, cst.Attribute) and func.attr.value in _MODULE_METHODS:
             inner = self._classify(func.value, key, scope, depth + 1)
-            if inner is not None and inner.kind == "model":
-                return replace(inner, node=value)
+            if inner is not None and inner.kind in ("model", "instance"):
+                return replace(inner, node=value, kind="model")
+        if qual is not None and last is not None and last[:1].isupper():
+            # an instance of an imported class: the project may hold the class (what it is
+            # and what its methods do is for the project model to say)
+            return Binding("instance", key, value, qual, scope=scope, class_qualname=qual)
         return None
 
     def _classify_ifexp(self, value: cst.IfExp, key: str, scope: Optional[cst.CSTNode], depth: int) -> Optional[Binding]:
         """`GradScaler() if use_amp else None`: the scaler exists only when the test holds."""
-        test = self.model.consts.truth(value.test)
+        test = self.consts.truth(value.test)
         if test is not None:
             return self._classify(value.body if test else value.orelse, key, scope, depth + 1)
         branches = [self._classify(v, key, scope, depth + 1) for v in (value.body, value.orelse)]
+        merged = _merge(branches)
+        if merged is not None:
+            return replace(merged, node=value) if merged.kind == "scaler" else merged
         found = [b for b in branches if b is not None]
-        if not found or len({b.kind for b in found}) != 1:
-            return None
-        b = found[0]
-        if b.kind == "scaler":
-            enabled = _merge_enabled([x.enabled for x in found]) if len(found) == 2 else (False if b.enabled is False else None)
-            return replace(b, node=value, enabled=enabled)
-        return b
+        return found[0] if found and len({b.kind for b in found}) == 1 else None  # `Net() if x else None`
 
     def _is_scaler_ctor(self, quals: frozenset[str], last: Optional[str]) -> bool:
         if quals:
@@ -315,17 +359,22 @@ class Bindings:
         device_first = fixed is None and bool(quals) and all(q.startswith("torch.amp.") for q in quals)
         enabled_expr = _arg(call, "enabled", _ENABLED_POS_DEVICE_FIRST if device_first else _ENABLED_POS_LEGACY)
         enabled: Optional[bool] = True
+        toggles: tuple[str, ...] = ()
         if enabled_expr is not None:
-            enabled = self.model.consts.truth(enabled_expr)
+            enabled = self.consts.truth(enabled_expr)
+            toggles = tuple(dict.fromkeys(
+                n for n in re.findall(r"[A-Za-z_][\w.]*", self.tree.code_for(enabled_expr))
+                if n not in ("True", "False", "None")
+            ))
         device = fixed
         if device_first:
             dev_expr = _arg(call, "device", 0)
             if dev_expr is None:
                 device = "cuda"
             else:
-                v = self.model.consts.value(dev_expr)
+                v = self.consts.value(dev_expr)
                 device = v if isinstance(v, str) else None
-        return Binding("scaler", key, call, qual, enabled=enabled, device=device, scope=scope)
+        return Binding("scaler", key, call, qual, enabled=enabled, device=device, scope=scope, toggles=toggles)
 
     def _params_of(self, call: cst.Call) -> Optional[str]:
         """The module an optimizer optimizes: the receiver of a `.parameters()` in its first
@@ -336,7 +385,7 @@ class Bindings:
         if params is None:
             return None
         if isinstance(params, cst.Name):
-            fn = self.model.enclosing_function(call)
+            fn = self.tree.enclosing_function(call)
             for node, _ in self._by_key.get((fn, params.value), []):
                 if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
                     params = node.value
@@ -355,12 +404,12 @@ class Bindings:
         changed = True
         while changed:
             changed = False
-            for cls in self.model.classes:
+            for cls in self.tree.classes:
                 name = cls.name.value
                 if name in found:
                     continue
                 for base in cls.bases:
-                    q = self.model.qualname(base.value)
+                    q = self.tree.qualname(base.value)
                     text = dotted(base.value) or ""
                     if (q or "").startswith("torch.nn.") or text.endswith("nn.Module") or text in found:
                         found.add(name)
@@ -371,7 +420,7 @@ class Bindings:
     def _infer_scalers(self) -> None:
         """A name or `self.` attribute used like a GradScaler (`x.scale(loss).backward()`,
         `x.unscale_(opt)`) but bound where this file cannot see is a scaler of unknown state."""
-        for call in self.model.calls:
+        for call in self.tree.calls:
             func = call.func
             if not isinstance(func, cst.Attribute):
                 continue
@@ -387,22 +436,39 @@ class Bindings:
                 self._inferred[(scope, key)] = Binding("scaler", key, recv, enabled=None, scope=scope, inferred=True)
 
     def _scaled_then_backward(self, call: cst.Call) -> bool:
-        parent = self.model.parent(call)
+        parent = self.tree.parent(call)
         if isinstance(parent, cst.Attribute) and parent.attr.value == "backward":
             return True
         return isinstance(parent, (cst.Assign, cst.AnnAssign))
 
 
 def _merge(bindings: list[Optional[Binding]]) -> Optional[Binding]:
-    """One answer for several assignments: only when they all bind the same kind."""
-    if not bindings or any(b is None for b in bindings):
+    """One answer for several alternatives (assignments that may reach a use, the branches of
+    a conditional expression): the kind they all bind; or a maybe-on scaler when some are a
+    GradScaler and the others stand-ins (None, an unknown value, an instance of some other
+    class: `DummyGradScaler()`), since whenever it is the real one the protocol must hold."""
+    if not bindings:
         return None
-    kinds = {b.kind for b in bindings if b is not None}
-    if len(kinds) != 1:
+    known = [b for b in bindings if b is not None]
+    scalers = [b for b in known if b.kind == "scaler"]
+    if scalers and all(b.kind == "scaler" or b.kind in _STAND_INS for b in known):
+        enabled = _merge_enabled([b.enabled for b in scalers])
+        if len(scalers) != len(bindings) and enabled is not False:
+            enabled = None  # a stand-in may be what runs
+        return replace(scalers[0], enabled=enabled, toggles=tuple(dict.fromkeys(t for b in scalers for t in b.toggles)))
+    if len(known) != len(bindings) or len({b.kind for b in known}) != 1:
         return None
-    first = bindings[0]
-    assert first is not None
-    return replace(first, enabled=_merge_enabled([b.enabled for b in bindings if b is not None]))
+    return replace(known[0], enabled=_merge_enabled([b.enabled for b in known]))
+
+
+def _conditional_block(stmt: cst.CSTNode, child: cst.CSTNode) -> bool:
+    """Whether `child` of `stmt` runs only sometimes: a branch, a loop body, a `try` body
+    that may stop early, an `except`, a `case` (a `finally` always runs)."""
+    if isinstance(stmt, (cst.If, cst.Else, cst.For, cst.While, cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase)):
+        return child is not getattr(stmt, "test", None) and child is not getattr(stmt, "iter", None)
+    if isinstance(stmt, (cst.Try, cst.TryStar)):
+        return child is stmt.body
+    return False
 
 
 def _merge_enabled(values: Iterable[Optional[bool]]) -> Optional[bool]:
@@ -416,8 +482,8 @@ def _is_optimizer_ctor(qual: Optional[str], last: Optional[str]) -> bool:
     return last in _OPTIMIZER_NAMES
 
 
-def _is_torch(model: "FileModel", call: cst.Call) -> bool:
-    return any(q.startswith("torch.") for q in model.names.resolve(call.func))
+def _is_torch(tree: SourceTree, call: cst.Call) -> bool:
+    return any(q.startswith("torch.") for q in tree.names.resolve(call.func))
 
 
 def _last_name(func: cst.BaseExpression) -> Optional[str]:

@@ -2,8 +2,11 @@
 
 An entry is keyed by everything a file's findings depend on - ampcheck's version (and
 the state of its lint code, for edited checkouts), the file's text, whether it is a notebook, and the settings that apply to it (its effective
-codes, `warn-unused-ignores`) - so a hit replays the findings, fixes included, without
-parsing or analysing the file. Entries are written to a temporary file and renamed into
+codes, `warn-unused-ignores`) - and records the other project files its analysis read (with
+the hash of each one's text), so a hit replays the findings, fixes included, without
+parsing or analysing the file, while none of those files has changed. The summaries of
+project modules (what a module's functions do with scalers and optimizers) are cached
+beside the findings, keyed by the module's text. Entries are written to a temporary file and renamed into
 place, so concurrent runs never see half an entry; anything unreadable is a miss, and a
 folder that cannot be written just means no caching. The cache is never fatal.
 """
@@ -16,7 +19,7 @@ import tempfile
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from ampcheck import __version__
 from ampcheck.findings import Finding
@@ -60,25 +63,40 @@ class Cache:
     def _entry(self, k: str) -> Path:
         return self.folder / k[:2] / f"{k}.json"
 
-    def get(self, k: str, path: str) -> Optional[list[Finding]]:
-        """The cached findings for key `k`, re-addressed to `path`; None on a miss or a bad entry."""
+    def get(self, k: str, path: str, current: Callable[[str], Optional[str]]) -> Optional[list[Finding]]:
+        """The cached findings for key `k`, re-addressed to `path`, when every file they depend
+        on still hashes as recorded (`current(path)` -> the hash of its text now); None on a
+        miss, a stale entry or a bad one."""
+        data = self.get_json(k)
+        if data is None:
+            return None
         try:
-            data = json.loads(self._entry(k).read_text(encoding="utf-8"))
-            if data.get("key") != k:
+            if any(current(dep) != digest for dep, digest in data.get("deps", {}).items()):
                 return None
             return [replace(Finding.from_json(item), path=path) for item in data["findings"]]
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (ValueError, KeyError, TypeError, AttributeError):
             return None
 
-    def put(self, k: str, findings: list[Finding]) -> None:
+    def put(self, k: str, findings: list[Finding], deps: dict[str, str]) -> None:
+        self.put_json(k, {"findings": [f.to_json() for f in findings], "deps": deps})
+
+    def get_json(self, k: str) -> Optional[dict]:
+        """The payload stored under key `k`, or None."""
+        try:
+            data = json.loads(self._entry(k).read_text(encoding="utf-8"))
+            return data if isinstance(data, dict) and data.get("key") == k else None
+        except (OSError, ValueError):
+            return None
+
+    def put_json(self, k: str, payload: dict) -> None:
         entry = self._entry(k)
-        payload = json.dumps({"key": k, "findings": [f.to_json() for f in findings]})
+        body = json.dumps({**payload, "key": k})
         try:
             self._prepare(entry.parent)
             fd, tmp = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-", suffix=".json")
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    fh.write(payload)
+                    fh.write(body)
                 os.replace(tmp, entry)
             except BaseException:
                 os.unlink(tmp)

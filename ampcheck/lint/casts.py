@@ -23,15 +23,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import libcst as cst
 
-from ampcheck.lint.consteval import TorchDtype
+from ampcheck.lint.bindings import Bindings
+from ampcheck.lint.consteval import ConstEval, TorchDtype
 from ampcheck.lint.names import dotted
+from ampcheck.lint.tree import SourceTree
 
-if TYPE_CHECKING:
-    from ampcheck.lint.model import FileModel
 
 _METHOD_DTYPE = {"half": "float16", "bfloat16": "bfloat16", "float": "float32", "double": "float64"}
 _TENSOR_TYPES = {"HalfTensor": "float16", "BFloat16Tensor": "bfloat16", "FloatTensor": "float32", "DoubleTensor": "float64"}
@@ -65,9 +65,11 @@ class Cast:
 
 
 class Casts:
-    def __init__(self, model: "FileModel") -> None:
-        self.model = model
-        found = [c for c in (self._cast(call) for call in model.calls) if c is not None]
+    def __init__(self, tree: SourceTree, consts: ConstEval, bindings: Bindings) -> None:
+        self.tree = tree
+        self.consts = consts
+        self.bindings = bindings
+        found = [c for c in (self._cast(call) for call in tree.calls) if c is not None]
         back_to_fp32 = {(c.model_key, self._scope(c.call)) for c in found if c.model_key and c.dtype == "float32"}
         self.all: list[Cast] = [
             Cast(c.call, c.receiver, c.dtype, c.model_key, c.no_grad, self._undone(c, back_to_fp32)) for c in found
@@ -77,11 +79,11 @@ class Casts:
         return [c for c in self.all if c.model_key is not None and c.dtype == dtype]
 
     def in_custom_fwd(self, node: cst.CSTNode) -> bool:
-        fn = self.model.enclosing_function(node)
+        fn = self.tree.enclosing_function(node)
         while fn is not None:
             if any(self._names_custom_fwd(d.decorator) for d in fn.decorators):
                 return True
-            fn = self.model.enclosing_function(fn)
+            fn = self.tree.enclosing_function(fn)
         return False
 
     # -- building ---------------------------------------------------------------------------------
@@ -100,16 +102,16 @@ class Casts:
         if method == "to":
             for a in call.args:
                 if a.keyword is None or a.keyword.value == "dtype":
-                    v = self.model.consts.value(a.value)
+                    v = self.consts.value(a.value)
                     if isinstance(v, TorchDtype):
                         return v.name
             return None
         if method == "type" and len(call.args) == 1:
             arg = call.args[0].value
-            v = self.model.consts.value(arg)
+            v = self.consts.value(arg)
             if isinstance(v, TorchDtype):
                 return v.name
-            text = v if isinstance(v, str) else (self.model.qualname(arg) or "")
+            text = v if isinstance(v, str) else (self.tree.qualname(arg) or "")
             if text.startswith("torch."):
                 return _TENSOR_TYPES.get(text.rsplit(".", 1)[-1])
         return None
@@ -125,14 +127,14 @@ class Casts:
         if isinstance(root, (cst.Name, cst.Attribute)):
             candidates.append((root, call))
         outer: cst.CSTNode = call
-        parent = self.model.parent(outer)
-        while isinstance(parent, cst.Attribute) and isinstance(self.model.parent(parent), cst.Call):
-            outer = self.model.parent(parent)  # type: ignore[assignment]
-            parent = self.model.parent(outer)
+        parent = self.tree.parent(outer)
+        while isinstance(parent, cst.Attribute) and isinstance(self.tree.parent(parent), cst.Call):
+            outer = self.tree.parent(parent)  # type: ignore[assignment]
+            parent = self.tree.parent(outer)
         if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
             candidates.append((parent.targets[0].target, parent))
         for expr, at in candidates:
-            b = self.model.bindings.lookup(expr, at)
+            b = self.bindings.lookup(expr, at)
             if b is not None:
                 if b.kind == "model":
                     return b.key
@@ -147,10 +149,10 @@ class Casts:
         """(scope, name) of names used the way only modules are: called, or asked for their
         parameters / state / mode. Tensors support none of these."""
         out: set[tuple[Optional[cst.CSTNode], str]] = set()
-        for call in self.model.calls:
+        for call in self.tree.calls:
             func = call.func
             target = func.value if isinstance(func, cst.Attribute) and func.attr.value in _MODULE_ONLY else func
-            if target is func and self.model.names.resolve(func):
+            if target is func and self.tree.names.resolve(func):
                 continue
             key = dotted(target)
             if key is not None and (isinstance(target, cst.Name) or key.count(".") == 1 and key.startswith("self.")):
@@ -159,14 +161,14 @@ class Casts:
 
     def _usage_scope(self, expr: cst.BaseExpression) -> Optional[cst.CSTNode]:
         if isinstance(expr, cst.Name):
-            return self.model.enclosing_function(expr)
-        return self.model.enclosing_class(expr)
+            return self.tree.enclosing_function(expr)
+        return self.tree.enclosing_class(expr)
 
     def grad_disabled(self, node: cst.CSTNode) -> bool:
         """Whether `node` runs with autograd off: inside a `with no_grad()` / `inference_mode()`
         / `set_grad_enabled(False)`, or in a function decorated with one."""
         child = node
-        for anc in self.model.ancestors(node):
+        for anc in self.tree.ancestors(node):
             if isinstance(anc, cst.With) and child is anc.body and any(self.disables_grad(i.item) for i in anc.items):
                 return True
             if isinstance(anc, cst.FunctionDef):
@@ -176,27 +178,27 @@ class Casts:
 
     def disables_grad(self, expr: cst.BaseExpression) -> bool:
         func = expr.func if isinstance(expr, cst.Call) else expr
-        q = self.model.qualname(func)
+        q = self.tree.qualname(func)
         if q in _NO_GRAD:
             return True
         if q in _SET_GRAD and isinstance(expr, cst.Call) and expr.args:
-            return self.model.consts.truth(expr.args[0].value) is False
+            return self.consts.truth(expr.args[0].value) is False
         return False
 
     def _names_custom_fwd(self, expr: cst.BaseExpression) -> bool:
         func = expr.func if isinstance(expr, cst.Call) else expr
-        found = self.model.names.resolve(func)
+        found = self.tree.names.resolve(func)
         return bool(found) and all(q in CUSTOM_FWD for q in found)
 
     def _scope(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        return self.model.enclosing_function(node)
+        return self.tree.enclosing_function(node)
 
     def _undone(self, cast: Cast, back_to_fp32: set[tuple[Optional[str], Optional[cst.CSTNode]]]) -> bool:
         if cast.dtype == "float32":
             return False
-        parent = self.model.parent(cast.call)
+        parent = self.tree.parent(cast.call)
         if isinstance(parent, cst.Attribute) and parent.attr.value in ("float", "to", "type"):
-            outer = self.model.parent(parent)
+            outer = self.tree.parent(parent)
             if isinstance(outer, cst.Call) and self._target_dtype(parent.attr.value, outer) == "float32":
                 return True
         return cast.model_key is not None and (cast.model_key, self._scope(cast.call)) in back_to_fp32

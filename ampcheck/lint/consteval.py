@@ -16,6 +16,7 @@ from typing import Any, Callable, Optional, Union
 import libcst as cst
 
 from ampcheck.lint.names import dotted
+from ampcheck.lint.tree import SourceTree
 
 
 class _Unknown:
@@ -69,18 +70,18 @@ Assignment = Union[cst.Assign, cst.AnnAssign, cst.AugAssign]
 
 
 class ConstEval:
-    def __init__(self, model: "FileModel") -> None:  # noqa: F821 - circular type
-        self.model = model
+    def __init__(self, tree: SourceTree) -> None:
+        self.tree = tree
         self._by_scope = self._index_assignments()
         self._module_dynamic = any(
-            model.callee(c) in ("exec", "globals") or _bare_name(c.func) in ("exec", "globals")
-            for c in model.calls
-            if model.enclosing_function(c) is None
+            tree.callee(c) in ("exec", "globals") or _bare_name(c.func) in ("exec", "globals")
+            for c in tree.calls
+            if tree.enclosing_function(c) is None
         )
 
     def _index_assignments(self) -> dict[tuple[Optional[cst.FunctionDef], str], list[Assignment]]:
         out: dict[tuple[Optional[cst.FunctionDef], str], list[Assignment]] = {}
-        for node in self.model.assigns:
+        for node in self.tree.assigns:
             targets: list[cst.BaseExpression] = []
             if isinstance(node, cst.Assign):
                 targets = [t.target for t in node.targets]
@@ -88,7 +89,7 @@ class ConstEval:
                 targets = [node.target]
             for t in targets:
                 for name in _target_names(t):
-                    key = (self.model.enclosing_function(node), name)
+                    key = (self.tree.enclosing_function(node), name)
                     out.setdefault(key, []).append(node)
         return out
 
@@ -146,11 +147,11 @@ class ConstEval:
             return None
 
     def _dtype(self, expr: cst.BaseExpression) -> Optional[TorchDtype]:
-        for q in self.model.names.resolve(expr) or ():
+        for q in self.tree.names.resolve(expr) or ():
             mod, _, attr = q.rpartition(".")
             if mod == "torch" and attr in _DTYPE_ALIASES:
                 found = TorchDtype(_DTYPE_ALIASES[attr])
-                if all(self._same_dtype(o, found) for o in self.model.names.resolve(expr)):
+                if all(self._same_dtype(o, found) for o in self.tree.names.resolve(expr)):
                     return found
         return None
 
@@ -160,7 +161,7 @@ class ConstEval:
         return mod == "torch" and _DTYPE_ALIASES.get(attr) == d.name
 
     def _name(self, expr: cst.Name, depth: int) -> Any:
-        fn = self.model.enclosing_function(expr)
+        fn = self.tree.enclosing_function(expr)
         local = self._by_scope.get((fn, expr.value)) if fn is not None else None
         if fn is not None and local is None and expr.value in _param_names(fn):
             return UNKNOWN

@@ -12,15 +12,21 @@ import difflib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from ampcheck.config import SYNTAX_ERROR, UNUSED_SUPPRESSION, Settings, default_settings
 from ampcheck.findings import Finding, Fix
 from ampcheck.lint import notebook, prefilter, suppress
-from ampcheck.lint.cache import Cache, key
+from ampcheck.lint.cache import Cache, implementation, key
+from ampcheck.lint.digests import FileDigests
 from ampcheck.lint.discover import discover
+from ampcheck.lint.project import project_root
 from ampcheck.lint.source import SourceError, SourceFile, read_source, too_large, write_source
 from ampcheck.lint.syntax import syntax_error
+
+if TYPE_CHECKING:
+    from ampcheck.lint.program import ModuleSummary
+    from ampcheck.lint.project import Project
 
 MAX_FIX_ROUNDS = 10
 # Below this many files a default run stays in-process: starting workers costs more.
@@ -63,6 +69,7 @@ class LintResult:
 class _Analysis:
     findings: list[Finding]
     analysed: bool = False
+    deps: dict[str, str] = field(default_factory=dict)  # other files the analysis read -> their hashes
     problems: list[str] = field(default_factory=list)
     internal_errors: list[str] = field(default_factory=list)
 
@@ -72,7 +79,9 @@ def lint_paths(
 ) -> LintResult:
     settings = settings if settings is not None else default_settings()
     found = discover(list(paths), settings)
-    results = _run(found.files, settings, options)
+    root = str(project_root(settings.config_path, list(paths), Path.cwd()))
+    _RUN.clear()  # a run reads files as they are now
+    results = _run(found.files, settings, options, root)
     findings = sorted((f for r in results for f in r.findings), key=Finding.sort_key)
     return LintResult(
         findings=findings,
@@ -86,13 +95,13 @@ def lint_paths(
     )
 
 
-def _run(files: list[str], settings: Settings, options: Options) -> list[FileResult]:
+def _run(files: list[str], settings: Settings, options: Options, root: str) -> list[FileResult]:
     """Replay what the cache holds in this process; analyse the rest, in workers when enough
     files are left (or `--jobs` asks for them)."""
     done: dict[str, FileResult] = {}
     if options.cache:
         for path in files:
-            replayed = lint_file(path, settings, options, replay_only=True)
+            replayed = lint_file(path, settings, options, root, replay_only=True)
             if replayed is not None:
                 done[path] = replayed
     pending = [path for path in files if path not in done]
@@ -111,10 +120,49 @@ def _run(files: list[str], settings: Settings, options: Options) -> list[FileRes
         chunk = max(1, min(16, len(pending) // (workers * 8)))
         with ProcessPoolExecutor(max_workers=workers) as pool:
             n = len(pending)
-            done.update(zip(pending, pool.map(lint_file, pending, [settings] * n, [options] * n, chunksize=chunk)))
+            done.update(zip(pending, pool.map(lint_file, pending, [settings] * n, [options] * n, [root] * n, chunksize=chunk)))
     else:
-        done.update((path, lint_file(path, settings, options)) for path in pending)
+        done.update((path, lint_file(path, settings, options, root)) for path in pending)
     return [done[path] for path in files]
+
+
+class _Workspace:
+    """What the files of one run share in one process: the hashes of the project's files
+    (enough to replay cached results) and, once a file must be analysed, the project model."""
+
+    def __init__(self, root: str, settings: Settings, cache: Optional[Cache]) -> None:
+        self.root, self.settings, self.cache = root, settings, cache
+        self.digests = FileDigests()
+        self._project: "Optional[Project]" = None
+
+    def project(self) -> "Project":
+        if self._project is None:
+            from ampcheck.lint.project import Project  # libcst: only when something is analysed
+
+            cache = self.cache
+            self._project = Project(
+                Path(self.root), _summarize,
+                cache.get_json if cache is not None else None, cache.put_json if cache is not None else None,
+                implementation(), self.settings.max_file_size, digests=self.digests,
+            )
+        return self._project
+
+
+_RUN: dict[tuple[str, bool], _Workspace] = {}  # the current run's workspaces, per root and caching
+
+
+def _workspace(root: str, settings: Settings, cache: Optional[Cache]) -> _Workspace:
+    k = (root, cache is not None)
+    found = _RUN.get(k)
+    if found is None:
+        found = _RUN[k] = _Workspace(root, settings, cache)
+    return found
+
+
+def _summarize(path: str, text: str, module_name: str) -> "Optional[ModuleSummary]":
+    from ampcheck.lint.model import summarize
+
+    return summarize(path, text, module_name)
 
 
 def _size(path: str) -> int:
@@ -132,19 +180,19 @@ def _cores() -> int:
 
 
 def lint_file(
-    path: str, settings: Settings, options: Options, replay_only: bool = False
+    path: str, settings: Settings, options: Options, root: Optional[str] = None, replay_only: bool = False
 ) -> Optional[FileResult]:
     """Everything for one file; every failure becomes a line in the result, never an exception.
     With `replay_only`, None unless the cache answers for the file (fixes included)."""
     try:
-        return _lint_file(path, settings, options, replay_only)
+        return _lint_file(path, settings, options, root or str(settings.root), replay_only)
     except Exception as err:  # a bug must cost one file, not the run
         failed = FileResult(path)
         failed.internal_errors.append(f"{path}: internal error: {type(err).__name__}: {err}")
         return failed
 
 
-def _lint_file(path: str, settings: Settings, options: Options, replay_only: bool) -> Optional[FileResult]:
+def _lint_file(path: str, settings: Settings, options: Options, root: str, replay_only: bool) -> Optional[FileResult]:
     result = FileResult(path)
     try:
         source = read_source(path)
@@ -166,7 +214,7 @@ def _lint_file(path: str, settings: Settings, options: Options, replay_only: boo
         return result
     codes = settings.codes_for(Path(path))
     cache = Cache(settings.root) if options.cache else None
-    lint = _Linter(path, "ipynb" if is_notebook else "py", codes, settings, cache, result)
+    lint = _Linter(path, "ipynb" if is_notebook else "py", codes, settings, cache, result, _workspace(root, settings, cache))
     if replay_only:
         replayed = lint.replay(text)
         if replayed is None or ((options.fix or options.diff) and _applicable(replayed, options)):
@@ -189,35 +237,40 @@ class _Linter:
 
     def __init__(
         self, path: str, kind: str, codes: frozenset[str], settings: Settings,
-        cache: Optional[Cache], result: FileResult,
+        cache: Optional[Cache], result: FileResult, workspace: "_Workspace",
     ) -> None:
         self.path, self.kind, self.codes, self.cache, self.result = path, kind, codes, cache, result
         self.warn_unused = settings.warn_unused_ignores
         self.fingerprint = settings.fingerprint(Path(path))
+        self.workspace = workspace
 
     def replay(self, text: str) -> Optional[list[Finding]]:
         if self.cache is None:
             return None
-        return self.cache.get(key(text, self.kind, self.fingerprint), self.path)
+        return self.cache.get(key(text, self.kind, self.fingerprint), self.path, self.workspace.digests)
 
     def __call__(self, text: str) -> list[Finding]:
         cached = self.replay(text)
         if cached is not None:
             return cached
         k = key(text, self.kind, self.fingerprint)
-        analysis = analyse(text, self.path, self.codes, self.warn_unused, self.kind == "ipynb")
+        project = self.workspace.project() if self.kind == "py" else None
+        analysis = analyse(text, self.path, self.codes, self.warn_unused, self.kind == "ipynb", project)
         self.result.analysed |= analysis.analysed
         self.result.problems.extend(analysis.problems)
         self.result.internal_errors.extend(analysis.internal_errors)
         if self.cache is not None and not analysis.internal_errors and not analysis.problems:
-            self.cache.put(k, analysis.findings)
+            self.cache.put(k, analysis.findings, analysis.deps)
         return analysis.findings
 
 
 def analyse(
-    text: str, path: str, codes: frozenset[str], warn_unused: bool = False, is_notebook: bool = False
+    text: str, path: str, codes: frozenset[str], warn_unused: bool = False, is_notebook: bool = False,
+    project: "Optional[Project]" = None,
 ) -> _Analysis:
-    """The findings of one source text (post-suppression, sorted), in the text's coordinates."""
+    """The findings of one source text (post-suppression, sorted), in the text's coordinates.
+    With a project, calls into its other modules are followed (a notebook has no place in
+    one: its imports are read, it is imported by nothing)."""
     out = _Analysis([])
     if not codes:
         return out
@@ -226,7 +279,7 @@ def analyse(
         if SYNTAX_ERROR in codes:
             out.findings.append(error)
     elif prefilter.may_have_findings(text):
-        out.findings.extend(_run_checks(text, path, codes, out))
+        out.findings.extend(_run_checks(text, path, codes, out, project))
     if not out.findings and not warn_unused:
         return out
     directives = suppress.parse(text)
@@ -237,14 +290,14 @@ def analyse(
     return out
 
 
-def _run_checks(text: str, path: str, codes: frozenset[str], out: _Analysis) -> list[Finding]:
+def _run_checks(text: str, path: str, codes: frozenset[str], out: _Analysis, project: "Optional[Project]") -> list[Finding]:
     import libcst as cst  # only files that pass the pre-filter pay for libcst
 
     from ampcheck.lint.checks import load_all
     from ampcheck.lint.model import FileModel
 
     try:
-        model = FileModel(path, text)
+        model = FileModel(path, text, project=project)
     except cst.ParserSyntaxError as err:
         out.problems.append(f"{path}: not analysed: libcst cannot parse it ({err.message}, line {err.raw_line})")
         return []
@@ -253,18 +306,22 @@ def _run_checks(text: str, path: str, codes: frozenset[str], out: _Analysis) -> 
         return []
     out.analysed = True
     found: dict[tuple, Finding] = {}
-    for chk in load_all():
-        if not chk.codes & codes:
-            continue
-        try:
-            for f in chk.fn(model):
-                if f.code in codes:
-                    found.setdefault((f.code, f.line, f.col, f.end_line, f.end_col), f)
-        except Exception as err:  # a check bug must not cost the other files or checks
-            name = getattr(chk.fn, "__qualname__", repr(chk.fn))
-            out.internal_errors.append(
-                f"{path}: internal error in check {name}: {type(err).__name__}: {err}"
-            )
+    with model.project.record() as read:
+        for chk in load_all():
+            if not chk.codes & codes:
+                continue
+            try:
+                for f in chk.fn(model):
+                    if f.code in codes:
+                        found.setdefault((f.code, f.line, f.col, f.end_line, f.end_col), f)
+            except Exception as err:  # a check bug must not cost the other files or checks
+                name = getattr(chk.fn, "__qualname__", repr(chk.fn))
+                out.internal_errors.append(
+                    f"{path}: internal error in check {name}: {type(err).__name__}: {err}"
+                )
+    model.project.forget(path)
+    home = os.path.abspath(path)
+    out.deps = {p: digest for p, digest in read.items() if p != home}
     return list(found.values())
 
 

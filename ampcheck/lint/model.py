@@ -1,283 +1,69 @@
-"""The per-file program model: parsed once, indexed in one traversal, queried by every check.
+"""The program model of one linted file: its tree, the facets built over it, and its place in
+the project. Facets are built on first use, each from the tree and the facets below it, so a
+check pays only for what it asks and no check walks the tree again.
 
-Facets that need more analysis (bindings of scalers/optimizers/models, autocast regions,
-training-step event sequences) are built lazily on first use from the indexes collected
-here, so no check walks the tree again.
+Layers, each importing only those below it: walk/names -> tree -> consteval -> bindings ->
+regions, casts -> program (the file's step programs, its ModuleSummary) -> project (every
+module's summary) -> steps (sequences replayed across the project) -> this model -> checks.
 """
 from __future__ import annotations
 
+import os
 from functools import cached_property
-from typing import TYPE_CHECKING, Iterator, Optional, Union
+from pathlib import Path
+from typing import Optional
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from ampcheck.findings import Finding, Fix
-from ampcheck.lint.names import ImportTable, dotted
-from ampcheck.lint.walk import walk
-
-if TYPE_CHECKING:  # facets import the model; keep the cycle type-only
-    from ampcheck.lint.bindings import Bindings
-    from ampcheck.lint.casts import Casts
-    from ampcheck.lint.consteval import ConstEval
-    from ampcheck.lint.events import StepEvents
-    from ampcheck.lint.regions import Regions
-
-Scope = Union[cst.Module, cst.FunctionDef, cst.ClassDef, cst.Lambda]
+from ampcheck.lint.bindings import Bindings
+from ampcheck.lint.casts import Casts
+from ampcheck.lint.consteval import ConstEval
+from ampcheck.lint.program import ModuleSummary, build_summary
+from ampcheck.lint.project import Project
+from ampcheck.lint.regions import Regions
+from ampcheck.lint.steps import Event, StepEvents
+from ampcheck.lint.tree import SourceTree
 
 
-_UNINDEXED: set[type] = set()  # node types the indexer records nothing about
-
-
-class _Indexer(cst.CSTVisitor):
-    """The one traversal: parents, scopes and the node kinds checks ask about."""
-
-    def __init__(self, model: "FileModel") -> None:
-        self.m = model
-        self.stack: list[cst.CSTNode] = []
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if self.stack:
-            self.m.parents[node] = self.stack[-1]
-        self.stack.append(node)
-        if type(node) in _UNINDEXED:
-            return True
-        m = self.m
-        if isinstance(node, cst.Call):
-            m.calls.append(node)
-        elif isinstance(node, cst.Import):
-            m.imports.append(node)
-            m.names.add_import(node)
-        elif isinstance(node, cst.ImportFrom):
-            m.imports.append(node)
-            m.names.add_import_from(node)
-        elif isinstance(node, cst.FunctionDef):
-            m.functions.append(node)
-            for p in _params(node.params):
-                m.names.shadow(p)
-        elif isinstance(node, cst.ClassDef):
-            m.classes.append(node)
-        elif isinstance(node, (cst.With)):
-            m.withs.append(node)
-        elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
-            m.assigns.append(node)
-        elif isinstance(node, (cst.For, cst.While)):
-            m.loops.append(node)
-        elif isinstance(node, cst.Attribute):
-            m.attributes.append(node)
-        elif isinstance(node, cst.Name):
-            m.name_nodes.setdefault(node.value, []).append(node)
-        else:
-            # Every test above is on the node's type alone, so a type that matched none never
-            # will: most nodes (whitespace, commas, literals) then skip the chain of slow
-            # isinstance checks (libcst's node classes are ABCs).
-            _UNINDEXED.add(type(node))
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        self.stack.pop()
-
-
-def _params(params: cst.Parameters) -> Iterator[str]:
-    for p in (*params.posonly_params, *params.params, *params.kwonly_params):
-        yield p.name.value
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            yield star.name.value
-
-
-class FileModel:
+class FileModel(SourceTree):
     """Everything the checks know about one file."""
 
-    def __init__(self, path: str, source: str, module: Optional[cst.Module] = None) -> None:
-        self.path = path
-        self.source = source
-        self.module = module if module is not None else cst.parse_module(source)
-        self.names = ImportTable()
-        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
-        self.calls: list[cst.Call] = []
-        self.functions: list[cst.FunctionDef] = []
-        self.classes: list[cst.ClassDef] = []
-        self.withs: list[cst.With] = []
-        self.assigns: list[Union[cst.Assign, cst.AnnAssign, cst.AugAssign]] = []
-        self.loops: list[Union[cst.For, cst.While]] = []
-        self.attributes: list[cst.Attribute] = []
-        self.imports: list[Union[cst.Import, cst.ImportFrom]] = []
-        # Every Name node by its text: references, targets, attribute and keyword names alike
-        # (callers tell them apart by parent), so a rewrite can find all uses of a binding.
-        self.name_nodes: dict[str, list[cst.Name]] = {}
-        walk(self.module, _Indexer(self))
-        self._resolve_aliases()
+    def __init__(
+        self, path: str, source: str, module: Optional[cst.Module] = None, project: Optional[Project] = None
+    ) -> None:
+        self.project = project if project is not None else standalone_project(path)
+        super().__init__(path, source, module, self.project.module_name(path))
 
-    def _resolve_aliases(self) -> None:
-        """`amp = torch.cuda.amp` extends the import table; any other rebinding of an
-        imported name shadows it, so it no longer resolves (precision before recall)."""
-        for node in self.assigns:
-            if not isinstance(node, cst.Assign):
-                continue
-            for target in node.targets:
-                if isinstance(target.target, cst.Name):
-                    name = target.target.value
-                    if dotted(node.value) is None or not self.names.add_alias(name, node.value):
-                        self.names.shadow(name)
-
-    # -- name questions -------------------------------------------------------------------
-    def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
-        return self.names.qualname(expr)
-
-    def callee(self, call: cst.Call) -> Optional[str]:
-        """Qualified name of what a call calls, when it is certain."""
-        return self.names.qualname(call.func)
-
-    # -- value questions -------------------------------------------------------------------
+    # -- facets (built on first use) ---------------------------------------------------------------
     @cached_property
-    def _assigned(self) -> "dict[tuple[Optional[cst.CSTNode], str], list[cst.BaseExpression]]":
-        """(scope, target text) -> values assigned. Names are keyed by their function (None
-        for the module); `self.x` by its class, since any method may set it."""
-        out: dict[tuple[Optional[cst.CSTNode], str], list[cst.BaseExpression]] = {}
-        for node in self.assigns:
-            if isinstance(node, cst.Assign):
-                targets = [t.target for t in node.targets]
-            elif isinstance(node, cst.AnnAssign) and node.value is not None:
-                targets = [node.target]
-            else:
-                continue
-            for t in targets:
-                text = dotted(t)
-                if text is None:
-                    continue
-                if isinstance(t, cst.Name):
-                    key = (self.enclosing_function(node), text)
-                elif text.startswith("self.") and text.count(".") == 1:
-                    key = (self.enclosing_class(node), text)
-                else:
-                    continue
-                out.setdefault(key, []).append(node.value)  # type: ignore[arg-type]
-        return out
-
-    def values_of(self, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
-        """Every value assigned to a name (in the function that uses it, else the module) or
-        to a `self.` attribute (anywhere in its class): flow-insensitive, so a caller sees all
-        the alternatives a name may hold."""
-        text = dotted(expr)
-        if text is None:
-            return []
-        if isinstance(expr, cst.Name):
-            local = self._assigned.get((self.enclosing_function(expr), text))
-            return local if local is not None else self._assigned.get((None, text), [])
-        if text.startswith("self.") and text.count(".") == 1:
-            for cls in self._class_and_bases(self.enclosing_class(expr)):
-                found = self._assigned.get((cls, text))
-                if found:
-                    return found
-        return []
-
-    def _class_and_bases(self, cls: Optional[cst.ClassDef]) -> Iterator[cst.ClassDef]:
-        """A class, then its base classes defined in this file (by name), nearest first."""
-        by_name = {c.name.value: c for c in self.classes}
-        seen: set[str] = set()
-        todo = [cls] if cls is not None else []
-        while todo:
-            cur = todo.pop(0)
-            if cur.name.value in seen:
-                continue
-            seen.add(cur.name.value)
-            yield cur
-            todo += [by_name[b.value.value] for b in cur.bases if isinstance(b.value, cst.Name) and b.value.value in by_name]
-
-    # -- tree questions --------------------------------------------------------------------
-    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        return self.parents.get(node)
-
-    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-        cur = self.parents.get(node)
-        while cur is not None:
-            yield cur
-            cur = self.parents.get(cur)
-
-    def enclosing_function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
-        for anc in self.ancestors(node):
-            if isinstance(anc, cst.FunctionDef):
-                return anc
-        return None
-
-    def enclosing_class(self, node: cst.CSTNode) -> Optional[cst.ClassDef]:
-        for anc in self.ancestors(node):
-            if isinstance(anc, cst.ClassDef):
-                return anc
-        return None
-
-    def exclusive_branches(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
-        """Whether `a` and `b` sit on opposite sides of one condition, so they never run in
-        the same pass: the two branches of one `if`, or of two `if`s with the same test in
-        one function (ConvNeXt's `if use_amp: <autocast> ... if use_amp: ... else:
-        loss.backward()`)."""
-        sides = dict(self._branch_sides(a))
-        return any(key in sides and sides[key] != side for key, side in self._branch_sides(b))
-
-    def _branch_sides(self, node: cst.CSTNode) -> Iterator[tuple[tuple[Optional[cst.CSTNode], str], bool]]:
-        """(function, test text) -> True in the body, False in the else, for each enclosing `if`."""
-        child = node
-        for anc in self.ancestors(node):
-            if isinstance(anc, cst.If) and child is not anc.test:
-                yield (self.enclosing_function(anc), self.code_for(anc.test)), child is anc.body
-            child = anc
-
-    def children(self, node: cst.CSTNode) -> list[cst.CSTNode]:
-        """`node.children`, in the same order, read from the parents index: libcst's own
-        `children` rebuilds the node to list them, which dominates any walk of a large file."""
-        return self._children.get(node) or []
-
-    @cached_property
-    def _children(self) -> dict[cst.CSTNode, list[cst.CSTNode]]:
-        out: dict[cst.CSTNode, list[cst.CSTNode]] = {}
-        for child, parent in self.parents.items():  # filled in visit order: source order
-            out.setdefault(parent, []).append(child)
-        return out
-
-    # -- facets (built on first use) --------------------------------------------------------
-    @cached_property
-    def consts(self) -> "ConstEval":
-        from ampcheck.lint.consteval import ConstEval
-
+    def consts(self) -> ConstEval:
         return ConstEval(self)
 
     @cached_property
-    def bindings(self) -> "Bindings":
-        from ampcheck.lint.bindings import Bindings
-
-        return Bindings(self)
+    def bindings(self) -> Bindings:
+        return Bindings(self, self.consts)
 
     @cached_property
-    def regions(self) -> "Regions":
-        from ampcheck.lint.regions import Regions
-
-        return Regions(self)
+    def regions(self) -> Regions:
+        return Regions(self, self.consts)
 
     @cached_property
-    def casts(self) -> "Casts":
-        from ampcheck.lint.casts import Casts
-
-        return Casts(self)
+    def casts(self) -> Casts:
+        return Casts(self, self.consts, self.bindings)
 
     @cached_property
-    def steps(self) -> "StepEvents":
-        from ampcheck.lint.events import StepEvents
+    def summary(self) -> ModuleSummary:
+        summary = build_summary(self, self.bindings, self.module_name)
+        summary.path = os.path.abspath(self.path)
+        self.project.add(self.path, summary)
+        return summary
 
-        return StepEvents(self)
-
-    # -- reporting -------------------------------------------------------------------------
     @cached_property
-    def _positions(self) -> "dict[cst.CSTNode, CodeRange]":
-        wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-        return dict(wrapper.resolve(PositionProvider))
+    def steps(self) -> StepEvents:
+        return StepEvents(self.project, self.summary, self.regions)
 
-    def range(self, node: cst.CSTNode) -> CodeRange:
-        return self._positions[node]
-
-    def code_for(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
-
+    # -- reporting -----------------------------------------------------------------------------------
     def finding(
         self, code: str, node: cst.CSTNode, message: str, fix: Optional[Fix] = None
     ) -> Finding:
@@ -293,3 +79,35 @@ class FileModel:
             end_col=r.end.column + 1,
             fix=fix,
         )
+
+    def event_finding(self, code: str, event: Event, message: str) -> Optional[Finding]:
+        """A finding about an event: at the event when it is written in this file, else at
+        the call in this file that leads to it, saying where the event is. None for an event
+        no call of this file leads to (a base class's code replayed for a subclass)."""
+        if event.node is not None:
+            return self.finding(code, event.node, message)
+        home = os.path.abspath(self.path)
+        for call in reversed(event.via):
+            if call.path == home and call.op.node is not None:
+                loc = event.op.loc
+                where = f" (in {self.project.display(event.path)}:{loc.line})" if loc is not None else ""
+                return self.finding(code, call.op.node, message + where)
+        return None
+
+
+def standalone_project(path: str) -> Project:
+    """A project of one file: no other module is read."""
+    return Project(root=Path(os.path.dirname(os.path.abspath(path))), build=lambda *_: None)
+
+
+def summarize(path: str, text: str, module_name: str) -> Optional[ModuleSummary]:
+    """The summary of a module the run reads but does not lint (its tree is not kept), or None
+    when it cannot be parsed."""
+    try:
+        tree = SourceTree(path, text, module_name=module_name)
+    except (cst.ParserSyntaxError, RecursionError, ValueError):
+        return None
+    consts = ConstEval(tree)
+    summary = build_summary(tree, Bindings(tree, consts), module_name)
+    summary.path = os.path.abspath(path)
+    return ModuleSummary.from_json(summary.to_json(tree))

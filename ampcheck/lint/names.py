@@ -45,7 +45,10 @@ def module_name(expr: cst.BaseExpression) -> str:
 class ImportTable:
     """Local name -> the set of qualified names it may stand for."""
 
-    def __init__(self) -> None:
+    def __init__(self, package: Optional[str] = None) -> None:
+        # The package relative imports start from (`from .utils import x`); None when the
+        # file's place in a project is unknown, which leaves relative imports unresolved.
+        self.package = package
         self._bindings: dict[str, set[str]] = defaultdict(set)
         # Names also bound by something other than an import or a plain alias (a parameter,
         # a loop target, an assignment from a call): they may shadow the import.
@@ -61,15 +64,31 @@ class ImportTable:
                 self._bindings[top].add(top)
 
     def add_import_from(self, node: cst.ImportFrom) -> None:
-        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+        if isinstance(node.names, cst.ImportStar):
             return
-        base = module_name(node.module)
+        base = self._absolute(node)
+        if base is None:
+            return
         for alias in node.names:
             name = module_name(alias.name)
             local = name
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 local = alias.asname.name.value
             self._bindings[local].add(f"{base}.{name}")
+
+    def _absolute(self, node: cst.ImportFrom) -> Optional[str]:
+        """The module an import-from names, relative ones resolved against the package."""
+        module = module_name(node.module) if node.module is not None else ""
+        if not node.relative:
+            return module or None
+        if self.package is None:
+            return None
+        parts = self.package.split(".") if self.package else []
+        up = len(node.relative) - 1
+        if up > len(parts):
+            return None
+        base = ".".join(parts[: len(parts) - up] + ([module] if module else []))
+        return base or None
 
     def add_alias(self, local: str, value: cst.BaseExpression) -> bool:
         """`amp = torch.cuda.amp`: record the alias when the value resolves; report whether it did."""

@@ -28,15 +28,14 @@ function definition: its body runs when called, not where it is written.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Sequence, Union
+from typing import Optional, Sequence, Union
 
 import libcst as cst
 
-from ampcheck.lint.consteval import UNKNOWN, TorchDtype
+from ampcheck.lint.consteval import UNKNOWN, ConstEval, TorchDtype
 from ampcheck.lint.names import dotted
+from ampcheck.lint.tree import SourceTree
 
-if TYPE_CHECKING:
-    from ampcheck.lint.model import FileModel
 
 # qualified name -> the fixed device of that spelling, or None when it takes `device_type` first
 AUTOCAST_SPELLINGS: dict[str, Optional[str]] = {
@@ -83,13 +82,14 @@ class AutocastRegion:
 
 
 class Regions:
-    def __init__(self, model: "FileModel") -> None:
-        self.model = model
+    def __init__(self, tree: SourceTree, consts: ConstEval) -> None:
+        self.tree = tree
+        self.consts = consts
         self._by_with: dict[cst.With, AutocastRegion] = {}
         self._by_function: dict[cst.FunctionDef, AutocastRegion] = {}
-        for w in model.withs:
+        for w in tree.withs:
             self._add_with(w)
-        for fn in model.functions:
+        for fn in tree.functions:
             self._add_decorated(fn)
         self._add_called()
         self.all: list[AutocastRegion] = [*self._by_with.values(), *self._by_function.values()]
@@ -97,7 +97,7 @@ class Regions:
     # -- public questions -------------------------------------------------------------------
     def enclosing(self, node: cst.CSTNode) -> Optional[AutocastRegion]:
         child: cst.CSTNode = node
-        for anc in self.model.ancestors(node):
+        for anc in self.tree.ancestors(node):
             if isinstance(anc, cst.With) and anc in self._by_with and child is anc.body:
                 return self._by_with[anc]
             if isinstance(anc, cst.FunctionDef):
@@ -119,15 +119,15 @@ class Regions:
         ever disables autocast (apex's fused ops) does not use it."""
         if any(r.enabled is not False for r in self.all):
             return True
-        configs = (self.config(c) for c in self.model.calls)
+        configs = (self.config(c) for c in self.tree.calls)
         if any(c is not None and c.enabled is not False for c in configs):
             return True
-        called = {id(c.func) for c in self.model.calls}
-        return any(id(a) not in called and self.is_autocast(a) for a in self.model.attributes)
+        called = {id(c.func) for c in self.tree.calls}
+        return any(id(a) not in called and self.is_autocast(a) for a in self.tree.attributes)
 
     def is_autocast(self, expr: cst.BaseExpression) -> bool:
         """Whether `expr` names autocast itself, certainly (every candidate is a spelling)."""
-        found = self.model.names.resolve(expr)
+        found = self.tree.names.resolve(expr)
         return bool(found) and all(q in AUTOCAST_SPELLINGS for q in found)
 
     def config(self, call: cst.Call) -> Optional[Config]:
@@ -160,7 +160,7 @@ class Regions:
 
     def _add_called(self) -> None:
         sites: dict[cst.FunctionDef, list[tuple[cst.Call, AutocastRegion]]] = {}
-        for call in self.model.calls:
+        for call in self.tree.calls:
             outer = self.active(call)
             if outer is None or outer.via:
                 continue
@@ -174,7 +174,7 @@ class Regions:
     def _same_file_function(self, call: cst.Call) -> Optional[cst.FunctionDef]:
         """The function of this file a call certainly enters: `helper(...)` for a function
         visible from the call's scope, `self.method(...)` for a method of the same class."""
-        m = self.model
+        m = self.tree
         func = call.func
         if isinstance(func, cst.Name):
             if m.names.resolve(func):
@@ -212,16 +212,16 @@ class Regions:
             alternatives = self._called(expr, depth)
         elif isinstance(expr, cst.IfExp):
             alternatives = self._branches(expr, depth)
-        elif isinstance(expr, (cst.Name, cst.Attribute)) and not self.model.names.resolve(expr):
+        elif isinstance(expr, (cst.Name, cst.Attribute)) and not self.tree.names.resolve(expr):
             alternatives = []
-            for value in self.model.values_of(expr):
+            for value in self.tree.values_of(expr):
                 alternatives.extend(self._manager(value, depth + 1) or [None])
         else:
             return None
         return alternatives if any(a is not None for a in alternatives) else None
 
     def _branches(self, expr: cst.IfExp, depth: int) -> list[Optional[Config]]:
-        test = self.model.consts.truth(expr.test)
+        test = self.consts.truth(expr.test)
         picked = [expr.body] if test is True else [expr.orelse] if test is False else [expr.body, expr.orelse]
         out: list[Optional[Config]] = []
         for branch in picked:
@@ -231,16 +231,16 @@ class Regions:
     def _called(self, call: cst.Call, depth: int) -> list[Optional[Config]]:
         if self.is_autocast(call.func):
             return [self._config(call.func, list(call.args), call)]
-        if not isinstance(call.func, (cst.Name, cst.Attribute)) or self.model.names.resolve(call.func):
+        if not isinstance(call.func, (cst.Name, cst.Attribute)) or self.tree.names.resolve(call.func):
             return [None]
         # `amp_autocast = partial(torch.autocast, ...)` (or `= torch.autocast`), then `amp_autocast()`
         out: list[Optional[Config]] = []
-        for value in self.model.values_of(call.func):
+        for value in self.tree.values_of(call.func):
             if isinstance(value, (cst.Name, cst.Attribute)) and self.is_autocast(value):
                 out.append(self._config(value, list(call.args), call))
             elif (
                 isinstance(value, cst.Call)
-                and self.model.callee(value) in _PARTIAL
+                and self.tree.callee(value) in _PARTIAL
                 and value.args
                 and value.args[0].keyword is None
                 and self.is_autocast(value.args[0].value)
@@ -251,8 +251,8 @@ class Regions:
         return out or [None]
 
     def _config(self, func: cst.BaseExpression, args: Sequence[cst.Arg], call: cst.Call) -> Config:
-        consts = self.model.consts
-        devices = {AUTOCAST_SPELLINGS[q] for q in self.model.names.resolve(func)}
+        consts = self.consts
+        devices = {AUTOCAST_SPELLINGS[q] for q in self.tree.names.resolve(func)}
         if any(a.star for a in args):
             return Config(None, None, None, call)
         fixed = devices.pop() if len(devices) == 1 else UNKNOWN

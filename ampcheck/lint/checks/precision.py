@@ -69,7 +69,8 @@ def _backward_follows(model: FileModel, node: cst.CSTNode) -> bool:
         for _, events in model.steps.roots()
         for e in events
         if e.kind in ("backward", "autograd_grad")
-        for at in (e.node, *e.via)
+        for at in (e.node, *(c.op.node for c in e.via))
+        if at is not None and model.owns(at)
     )
 
 

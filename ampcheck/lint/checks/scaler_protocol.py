@@ -16,12 +16,12 @@ from typing import Iterable, Iterator, Optional
 import libcst as cst
 
 from ampcheck.findings import Finding
-from ampcheck.lint.bindings import Binding
 from ampcheck.lint.checks import check
 from ampcheck.lint.consteval import UNKNOWN
-from ampcheck.lint.events import Event, Guard, exclusive
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import dotted
+from ampcheck.lint.program import BindingInfo as Binding
+from ampcheck.lint.steps import Event, Guard, exclusive
 
 # Conditions that switch AMP on and off; the branches they pick are the scaler's own states.
 _AMP_TOGGLE = re.compile(r"amp|fp16|half|mixed|scal(er|ing)|precision|autocast|dtype|float16", re.I)
@@ -87,26 +87,16 @@ class _Step:
         )
 
     def is_toggle(self, g: Guard, scaler: Optional[Binding], text: str) -> bool:
-        test = g.test
-        if test is None:
+        code = g.test
+        if code is None:
             return False
-        code = self.model.code_for(test)
         if text in code or _AMP_TOGGLE.search(code):
             return True
-        enabled = _enabled_expr(scaler)
-        if enabled is None:
-            return False
-        names = {n for n in re.findall(r"[A-Za-z_][\w.]*", self.model.code_for(enabled))}
-        return any(re.search(rf"\b{re.escape(n)}\b", code) for n in names if n not in ("True", "False", "None"))
+        toggles = scaler.toggles if scaler is not None else ()
+        return any(re.search(rf"\b{re.escape(n)}\b", code) for n in toggles)
 
 
-def _enabled_expr(b: Optional[Binding]) -> Optional[cst.BaseExpression]:
-    if b is None or not isinstance(b.node, cst.Call):
-        return None
-    return next((a.value for a in b.node.args if a.keyword is not None and a.keyword.value == "enabled"), None)
-
-
-def _roots(model: FileModel) -> Iterator[tuple[Optional[cst.FunctionDef], list[Event]]]:
+def _roots(model: FileModel) -> Iterator[tuple[object, list[Event]]]:
     """The step sequences, or none in a file where no scaler can appear: every AMP1xx rule is
     about one, and following every helper of a large scaler-free file costs more than parsing
     it. A scaler is a binding (inferred from use included) or a name saying "scaler"."""
@@ -129,8 +119,10 @@ def _say(b: Optional[Binding], text: str) -> str:
     return prefix + (text[0].lower() + text[1:] if prefix else text)
 
 
-def _code(model: FileModel, node: cst.CSTNode) -> str:
-    return model.code_for(node).strip()
+def _report(model: FileModel, code: str, event: Event, message: str) -> Iterator[Finding]:
+    found = model.event_finding(code, event, message)
+    if found is not None:
+        yield found
 
 
 def _call_text(scaler: str, method: str, target: object, closure: bool = False) -> str:
@@ -171,8 +163,8 @@ def _amp101(model: FileModel) -> Iterator[Finding]:
                 continue  # stepped by hand on gradients already unscaled (a sparse optimizer, say)
             b = scalers[last.scaler]
             opt = o.target or "optimizer"
-            yield model.finding(
-                "AMP101", o.node,
+            yield from _report(
+                model, "AMP101", o,
                 _say(b, f"`{opt}.step()` steps on gradients still multiplied by the loss scale and is "
                 f"never skipped when they hold inf/NaN; call `{last.scaler}.step({opt})` instead"),
             )
@@ -204,8 +196,8 @@ def _amp102(model: FileModel) -> Iterator[Finding]:
                 loop = step.iteration(st, s)
                 if loop is None or any(loop in u.loops for u in updates):
                     continue
-                yield model.finding(
-                    "AMP102", st.node,
+                yield from _report(
+                    model, "AMP102", st,
                     _say(b, f"`{_call_text(s, 'step', st.target)}` runs every iteration of this loop but `{s}.update()` "
                     "is never called in it: the next iteration raises \"step() has already been called since "
                     f"the last update()\"; call `{s}.update()` once per iteration after the optimizer steps"),
@@ -232,15 +224,15 @@ def _amp103(model: FileModel) -> Iterator[Finding]:
                     if x.loops == u.loops and step.index(x) < step.index(u) and not exclusive(x, u)
                 ]
                 if earlier_updates:
-                    yield model.finding(
-                        "AMP103", u.node,
+                    yield from _report(
+                        model, "AMP103", u,
                         _say(b, f"`{s}.update()` runs a second time in this iteration: the scale is adjusted "
                         "from only the optimizers stepped so far; call it once, after every "
                         f"`{s}.step(...)` of the iteration"),
                     )
                 elif same and all(step.index(x) > step.index(u) for x in same):
-                    yield model.finding(
-                        "AMP103", u.node,
+                    yield from _report(
+                        model, "AMP103", u,
                         _say(b, f"`{s}.update()` runs before `{s}.step(...)` in the same iteration: the scale "
                         "is adjusted without this iteration's inf check (\"No inf checks were recorded prior "
                         f"to update\"); call `{s}.update()` after `{s}.step(...)`"),
@@ -269,13 +261,13 @@ def _amp104(model: FileModel) -> Iterator[Finding]:
             s, b = back.scaler, scalers[back.scaler]
             if step.blocked(s):
                 continue
-            if isinstance(g.node, cst.Attribute):
-                what = f"`{_code(model, g.node)}` reads a gradient"
+            if g.op.text.endswith(".grad"):
+                what = f"`{g.op.text}` reads a gradient"
             else:
-                what = f"`{_code(model, g.node.func)}` clips gradients"  # type: ignore[attr-defined]
+                what = f"`{g.op.text}` clips gradients"
             later = [x.target for x in step.events[step.index(g):] if x.kind in ("unscale", "scaler_step") and x.scaler == s]
-            yield model.finding(
-                "AMP104", g.node,
+            yield from _report(
+                model, "AMP104", g,
                 _say(b, f"{what} still multiplied by the loss scale (65536 at first), so thresholds and "
                 f"norms are off by that factor; call `{_call_text(s, 'unscale_', next(iter(later), None))}` "
                 "before it"),
@@ -308,9 +300,9 @@ def _amp105(model: FileModel) -> Iterator[Finding]:
                 s, b = st.scaler, scalers[st.scaler]
                 if step.blocked(s):
                     break
-                loss = _code(model, p.node.func.value) if isinstance(p.node, cst.Call) and isinstance(p.node.func, cst.Attribute) else "loss"  # type: ignore[attr-defined]
-                yield model.finding(
-                    "AMP105", p.node,
+                loss = p.op.subject or "loss"
+                yield from _report(
+                    model, "AMP105", p,
                     _say(b, f"`{loss}` is back-propagated without `{s}.scale()`, yet `{s}.step()` divides "
                     "its gradients by the loss scale: fp16 gradients underflow and the update shrinks by "
                     f"about 65536x; write `{s}.scale({loss}).backward()`"),
@@ -335,8 +327,8 @@ def _amp106(model: FileModel) -> Iterator[Finding]:
                 if step.blocked(s, u.target):
                     continue
                 if _unscale_repeats(step, u, updates, unscales, b, s):
-                    yield model.finding(
-                        "AMP106", u.node,
+                    yield from _report(
+                        model, "AMP106", u,
                         _say(b, f"`{_call_text(s, 'unscale_', u.target)}` can run again before `{s}.update()` (e.g. every "
                         "micro-batch while the optimizer steps every N): the second call raises \"unscale_() "
                         "has already been called on this optimizer since the last update()\"; call it only "
@@ -385,15 +377,15 @@ def _amp107(model: FileModel) -> Iterator[Finding]:
                 x = cands[0]
                 cx = step.conditions(x, b, s)
                 if x.loops == u.loops and set(cu) > set(cx):
-                    yield model.finding(
-                        "AMP107", u.node,
+                    yield from _report(
+                        model, "AMP107", u,
                         _say(b, f"`{s}.update()` is skipped on some iterations where `{s}.step(...)` ran: the "
                         "next step raises \"step() has already been called since the last update()\"; put "
                         "the update under the same condition as the step"),
                     )
                 elif (len(u.loops) > len(x.loops) or set(cx) > set(cu)) and not _inf_checked(step, u, s, b, cu):
-                    yield model.finding(
-                        "AMP107", u.node,
+                    yield from _report(
+                        model, "AMP107", u,
                         _say(b, f"`{s}.update()` runs on iterations where `{s}.step(...)` does not (e.g. every "
                         "micro-batch while stepping at the accumulation boundary): it raises \"No inf checks "
                         "were recorded prior to update\" or shifts the scale mid-accumulation; put it under "
@@ -417,7 +409,7 @@ def _inf_checked(step: _Step, u: Event, s: str, b: Optional[Binding], cu: tuple[
 @check("AMP108")
 def scaler_created_in_loop(model: FileModel) -> Iterator[Finding]:
     training = {
-        g.node for _, events in _roots(model) for e in events
+        g.spec.node for _, events in _roots(model) for e in events
         if e.kind in ("scaled_backward", "scaler_step", "backward", "opt_step")
         for g in e.guards if g.is_loop
     }
@@ -461,7 +453,7 @@ def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
     b = next((x for x in used if x is not None and x.enabled is True), used[0])
     seen: set[cst.CSTNode] = set()
     for e in model.steps.events:
-        if e.kind != "save" or e.node in seen:
+        if e.kind != "save" or e.node is None or e.node in seen:
             continue
         seen.add(e.node)
         call = e.node
@@ -491,7 +483,7 @@ def _saved_dict(model: FileModel, expr: cst.BaseExpression, at: cst.CSTNode) -> 
         return None
     fn = model.enclosing_function(expr)
     name = expr.value
-    order = model.bindings.precedes
+    order = model.precedes
     latest: Optional[cst.Assign] = None
     for node in model.assigns:
         if isinstance(node, cst.Assign) and model.enclosing_function(node) is fn and order(node, at):
@@ -562,24 +554,18 @@ def _amp110(model: FileModel) -> Iterator[Finding]:
             if b is None:
                 continue  # a scaler built elsewhere: whether it is on where closures are used is unknown
             for st in step.of("scaler_step", s):
-                call = st.node
-                assert isinstance(call, cst.Call)
-                extra = any(
-                    (a.keyword is None and not a.star) or (a.keyword is not None and a.keyword.value == "closure")
-                    for a in call.args[1:]
-                )  # `**kwargs` forwarded by a wrapper is not known to hold a closure
-                lbfgs = False
-                if call.args and isinstance(call.args[0].value, (cst.Name, cst.Attribute)):
-                    ob = model.bindings.lookup(call.args[0].value, call)
-                    lbfgs = ob is not None and (ob.qualname or "").endswith("LBFGS")
+                # a second positional or a `closure=`; `**kwargs` forwarded by a wrapper is not
+                # known to hold a closure
+                extra = len(st.op.args) > 1 or any(k == "closure" for k, _ in st.op.kwargs)
+                lbfgs = st.target_binding is not None and (st.target_binding.qualname or "").endswith("LBFGS")
                 if not (extra or lbfgs):
                     continue
                 what = (
                     f"`{_call_text(s, 'step', st.target, closure=True)}` passes a closure" if extra
                     else f"`{_call_text(s, 'step', st.target)}` steps LBFGS, which needs a closure"
                 )
-                yield model.finding(
-                    "AMP110", call,
+                yield from _report(
+                    model, "AMP110", st,
                     _say(b, f"{what}: GradScaler does not support closures (\"Closure use is not currently "
                     "supported if GradScaler is enabled\"), and gradients the closure recomputes are never "
                     "unscaled; use an optimizer without a closure, or bfloat16 autocast without a scaler"),

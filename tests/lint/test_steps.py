@@ -1,11 +1,11 @@
 """The training-step event sequences, asserted directly on tricky inputs."""
 from __future__ import annotations
 
-import libcst as cst
 import pytest
 
-from ampcheck.lint.events import Event, exclusive
 from ampcheck.lint.model import FileModel
+from ampcheck.lint.program import FunctionProgram
+from ampcheck.lint.steps import Event, exclusive
 from tests.paths import FIXTURES
 
 FIXTURE = FIXTURES / "amp1xx" / "model_events.py"
@@ -16,12 +16,12 @@ def model() -> FileModel:
     return FileModel(str(FIXTURE), FIXTURE.read_text())
 
 
-def _fn(model: FileModel, name: str) -> cst.FunctionDef:
-    return next(f for f in model.functions if f.name.value == name)
+def _fn(model: FileModel, name: str) -> FunctionProgram:
+    return model.summary.functions[name]
 
 
 def _root(model: FileModel, name: str) -> list[Event]:
-    return next(events for fn, events in model.steps.roots() if fn is not None and fn.name.value == name)
+    return next(events for fn, events in model.steps.roots() if fn.key == name)
 
 
 def _kinds(events: list[Event]) -> list[str]:
@@ -41,24 +41,24 @@ def test_scaled_loss_stored_in_a_name_is_a_scaled_backward_and_grad_zeroing_is_n
 def test_helper_events_appear_at_the_call_site_with_the_callers_names(model):
     events = _root(model, "accumulate")
     assert _kinds(events) == [
-        "scaled_backward", "unscale", "grad_use", "scaler_step", "update", "backward", "opaque", "save",
+        "nonfinite", "scaled_backward", "unscale", "grad_use", "scaler_step", "update", "backward", "opaque", "save",
     ]
-    helper_step = events[3]
+    helper_step = events[4]
     assert helper_step.scaler == "scaler" and helper_step.target == "optimizer"
-    assert len(helper_step.via) == 1 and model.code_for(helper_step.via[0]).startswith("helper(")
+    assert len(helper_step.via) == 1 and model.code_for(helper_step.via[0].op.node).startswith("helper(")
 
 
 def test_guards_record_loops_branches_and_early_exits(model):
     events = _root(model, "accumulate")
-    step, plain = events[3], events[5]
-    branches = [(type(g.node).__name__, g.branch) for g in step.guards]
-    assert branches == [("For", "loop"), ("If", "orelse"), ("If", "body")]  # after `continue`, then the boundary
-    assert exclusive(step, plain) and not exclusive(step, events[6])
-    assert events[7].loops == ()  # the save after the loop
+    step, plain = events[4], events[6]
+    branches = [(g.kind, g.branch) for g in step.guards]
+    assert branches == [("for", "loop"), ("if", "orelse"), ("if", "body")]  # after `continue`, then the boundary
+    assert exclusive(step, plain) and not exclusive(step, events[7])
+    assert events[8].loops == ()  # the save after the loop
 
 
 def test_opaque_call_records_what_it_was_handed(model):
-    opaque = _root(model, "accumulate")[6]
+    opaque = _root(model, "accumulate")[7]
     assert opaque.kind == "opaque" and opaque.target == frozenset({"optimizer"})
 
 
@@ -75,8 +75,13 @@ def test_call_of_an_in_file_class_instance_follows_its_dunder_call(model):
     assert events[0].scaler == "self.scaler" and events[0].enabled is False
 
 
+def test_a_check_for_non_finite_values_is_an_event(model):
+    (check,) = [e for e in _root(model, "accumulate") if e.kind == "nonfinite"]
+    assert check.op.text == "torch.isfinite"
+
+
 def test_helpers_called_in_the_file_are_not_roots_of_their_own(model):
-    roots = {fn.name.value if fn else None for fn, _ in model.steps.roots()}
+    roots = {fn.key for fn, _ in model.steps.roots()}
     assert "helper" not in roots and "__call__" not in roots
     assert {"accumulate", "twice", "run", "stored_scaled_loss"} <= roots
 

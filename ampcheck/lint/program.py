@@ -1,0 +1,769 @@
+"""Step programs: what each function of a file does with scalers, optimizers, losses and
+gradients, in order and under which conditions, over symbolic references to its parameters
+and `self.` attributes.
+
+A program is written once per file from its tree and bindings and says nothing yet about
+what a parameter or attribute *is*: `sc.step(opt)` in `def helper(loss, sc, opt)` is a call
+of `step` on parameter `sc`. The step sequences (steps.py) replay a program with the
+arguments of one call site (in this file or in another module of the project) and only then
+decide that `sc` is the caller's GradScaler. That is what lets a helper, a trainer method or a
+base class in another module be followed: their programs are the module's `ModuleSummary`,
+which is plain data, cached on disk by the module's text and read back without parsing.
+
+API:
+
+- `Ref`: `Param(name)`, `Attr(name)` (`self.<name>`; "" is `self`), `Value(text, binding,
+  qualname)` (anything else: a local or global with what the file's bindings say of it, the
+  qualified name it resolves to through the imports), `Scaled(scaler, text)` (the value of
+  `scaler.scale(x)`, written in place or stored in a name first).
+- `Op(kind, guards, callee, recv, args, kwargs, star, text)`: `kind` is "call" (a call the
+  sequences classify or follow: `callee` says what it calls), "grad_use" (a gradient clip or a
+  parameter `.grad` read), "save" (`torch.save`), "autograd_grad", "nonfinite" (a check for
+  or repair of inf/NaN: `isfinite`, `isnan`, `nan_to_num_`, ...).
+- `Callee`: `Local(key)` (a function of this file), `Imported(qualname)`, `SelfMethod(name,
+  cls, super_)`, `Method(recv, name)` (also `__call__` of a value), `Unknown(name)`.
+- `GuardSpec(kind, branch, test)`: one branch of an `if`, a loop body ("loop", or "retry" for
+  a loop that leaves after one pass), the code after an early `continue`/`return`, an
+  `except`, a `case`.
+- `FunctionProgram`, `ClassInfo`, `ModuleSummary`: a file's programs, classes (bases by
+  qualified name, methods, `self.` attribute bindings, attributes that escape), re-exports.
+- `build_summary(tree, bindings, module_name)` and `ModuleSummary.to_json / from_json`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Optional, Sequence, Union
+
+import libcst as cst
+
+from ampcheck.lint.bindings import Binding, Bindings
+from ampcheck.lint.consteval import _param_names
+from ampcheck.lint.names import dotted
+from ampcheck.lint.tree import SourceTree
+
+CLIP = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grad_value"})
+NONFINITE = frozenset({"isfinite", "isnan", "isinf", "nan_to_num", "nan_to_num_", "_amp_foreach_non_finite_check_and_unscale_"})
+_BUILTINS = frozenset(
+    {"print", "len", "isinstance", "getattr", "setattr", "hasattr", "type", "id", "repr", "str",
+     "int", "float", "bool", "list", "dict", "tuple", "set", "sorted", "enumerate", "zip", "range",
+     "iter", "next", "min", "max", "sum", "any", "all", "vars", "super", "format"}
+)
+_TORCH_SAVE = "torch.save"
+_AUTOGRAD_GRAD = "torch.autograd.grad"
+_AUTOGRAD_BACKWARD = "torch.autograd.backward"
+_TEXT_LIMIT = 80
+
+
+# -- what a binding says, as data ------------------------------------------------------------------
+@dataclass(frozen=True)
+class BindingInfo:
+    """A `Binding` without its tree: what crosses module boundaries and the disk cache.
+    `cls` is the qualified name of the class a value is an instance of (a class of this file,
+    prefixed with its module name, or an imported name that may be a project class: kind
+    "instance" until the project says what the class is); `toggles` the names in a scaler's
+    `enabled=` expression (a condition on them switches AMP, not the step)."""
+
+    kind: str
+    qualname: Optional[str] = None
+    enabled: Optional[bool] = True
+    device: Optional[str] = None
+    cls: Optional[str] = None
+    inferred: bool = False
+    toggles: tuple[str, ...] = ()
+
+
+# -- references ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Param:
+    name: str
+
+
+@dataclass(frozen=True)
+class Attr:
+    name: str  # self.<name>; "" is self
+
+
+@dataclass(frozen=True)
+class Value:
+    text: Optional[str]
+    binding: Optional[BindingInfo] = None
+    qualname: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Scaled:
+    scaler: "Ref"
+    text: Optional[str] = None
+
+
+Ref = Union[Param, Attr, Value, Scaled]
+
+
+# -- callees -------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Local:
+    key: str
+
+
+@dataclass(frozen=True)
+class Imported:
+    qualname: str
+
+
+@dataclass(frozen=True)
+class SelfMethod:
+    name: str
+    cls: str  # the class the call is written in (for `super()`)
+    super_: bool = False
+
+
+@dataclass(frozen=True)
+class Method:
+    recv: Ref
+    name: str
+
+
+@dataclass(frozen=True)
+class Unknown:
+    name: str
+
+
+Callee = Union[Local, Imported, SelfMethod, Method, Unknown]
+
+
+# -- programs --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Loc:
+    line: int
+    col: int  # 1-based, like findings
+    end_line: int
+    end_col: int
+
+
+@dataclass(eq=False)
+class GuardSpec:
+    """One condition as written; identity is the object (one per statement and branch)."""
+
+    kind: str  # "if" | "for" | "while" | "try" | "match"
+    branch: str  # "body" | "orelse" | "loop" | "retry" | "except" | "case<N>"
+    stmt: int  # the statement, the same for all its branches (unique within the module)
+    test: Optional[str] = None
+    loc: Optional[Loc] = None
+    node: Optional[cst.CSTNode] = field(default=None, repr=False)
+
+    @property
+    def is_loop(self) -> bool:
+        return self.branch == "loop"
+
+
+@dataclass(eq=False)
+class Op:
+    kind: str
+    guards: tuple[GuardSpec, ...]
+    callee: Optional[Callee] = None
+    args: tuple[Optional[Ref], ...] = ()  # positional; None for an argument that is not a plain value
+    kwargs: tuple[tuple[str, Ref], ...] = ()
+    star: bool = False  # `*args` / `**kwargs` forwarded
+    text: str = ""  # one-line spelling of the call or read, for messages
+    subject: str = ""  # one-line spelling of a method call's receiver (the loss of a backward)
+    loc: Optional[Loc] = None
+    node: Optional[cst.CSTNode] = field(default=None, repr=False)
+
+
+@dataclass(eq=False)
+class FunctionProgram:
+    key: str  # "" for the module body, "f", "C.m", "f.inner"
+    cls: Optional[str]  # the class key of a method
+    params: tuple[str, ...]  # positional, `self` included
+    kwonly: tuple[str, ...]
+    param_bindings: dict[str, BindingInfo]  # what a parameter is when no caller says
+    ops: list[Op]
+    self_name: Optional[str] = None  # the receiver parameter of a method
+    loc: Optional[Loc] = None
+    node: Optional[cst.CSTNode] = field(default=None, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.key.rsplit(".", 1)[-1]
+
+
+@dataclass
+class ClassInfo:
+    key: str
+    bases: tuple[str, ...]  # qualified names
+    methods: dict[str, str]  # name -> function key
+    attrs: dict[str, BindingInfo]  # `self.<attr>` bindings made in the class's methods
+    escapes: frozenset[str]  # attributes used other than as the receiver of a method call
+    loc: Optional[Loc] = None
+
+
+@dataclass
+class ModuleSummary:
+    name: str
+    functions: dict[str, FunctionProgram]
+    classes: dict[str, ClassInfo]
+    exports: dict[str, str]  # a name the module imports -> its qualified name (re-exports)
+    path: str = ""
+
+    # -- the disk form --------------------------------------------------------------------------
+    def to_json(self, tree: Optional[SourceTree] = None) -> dict[str, Any]:
+        return _Encoder(tree).module(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "ModuleSummary":
+        return _Decoder().module(data)
+
+
+# -- building ------------------------------------------------------------------------------------------
+def build_summary(tree: SourceTree, bindings: Bindings, module_name: str) -> ModuleSummary:
+    return _Builder(tree, bindings, module_name).summary()
+
+
+def scope_key(tree: SourceTree, node: cst.CSTNode) -> str:
+    """The dotted key of a function or class: its name after those of the scopes around it."""
+    names = [node.name.value] if isinstance(node, (cst.FunctionDef, cst.ClassDef)) else []
+    for anc in tree.ancestors(node):
+        if isinstance(anc, (cst.FunctionDef, cst.ClassDef)):
+            names.append(anc.name.value)
+    return ".".join(reversed(names))
+
+
+def binding_info(b: Optional[Binding], module_name: str, tree: SourceTree) -> Optional[BindingInfo]:
+    if b is None:
+        return None
+    cls = f"{module_name}.{scope_key(tree, b.cls)}" if b.cls is not None else b.class_qualname
+    return BindingInfo(b.kind, b.qualname, b.enabled, b.device, cls, b.inferred, b.toggles)
+
+
+class _Builder:
+    def __init__(self, tree: SourceTree, bindings: Bindings, module_name: str) -> None:
+        self.tree = tree
+        self.b = bindings
+        self.module_name = module_name
+        self._guard_cache: dict[tuple[int, str], GuardSpec] = {}
+        self._scaled = self._index_scaled_assignments()
+        self._local_functions = self._index_local_functions()
+
+    def summary(self) -> ModuleSummary:
+        functions = {"": self._program(None)}
+        for fn in self.tree.functions:
+            p = self._program(fn)
+            functions.setdefault(p.key, p)
+        classes = {}
+        for c in self.tree.classes:
+            info = self._class(c)
+            classes.setdefault(info.key, info)
+        exports = {
+            name: q for name in self.tree.names.bound_names()
+            if (q := self.tree.names.qualname(cst.Name(name))) is not None
+        }
+        return ModuleSummary(self.module_name, functions, classes, exports, self.tree.path)
+
+    # -- classes -----------------------------------------------------------------------------------
+    def _class(self, c: cst.ClassDef) -> ClassInfo:
+        key = scope_key(self.tree, c)
+        bases = []
+        for base in c.bases:
+            q = self.tree.qualname(base.value)
+            text = dotted(base.value)
+            if q is not None:
+                bases.append(q)
+            elif text is not None and self.b.class_named(text) is not None:
+                bases.append(f"{self.module_name}.{scope_key(self.tree, self.b.class_named(text))}")
+            elif text is not None:
+                bases.append(text)
+        methods = {
+            s.name.value: f"{key}.{s.name.value}" for s in _statements(c.body) if isinstance(s, cst.FunctionDef)
+        }
+        attrs = {}
+        for attr_key, b in self.b.class_attributes(c).items():
+            info = binding_info(b, self.module_name, self.tree)
+            if info is not None:
+                attrs[attr_key[len("self."):]] = info
+        return ClassInfo(key, tuple(bases), methods, attrs, self._escapes(c), node_loc(self.tree, c))
+
+    def _escapes(self, c: cst.ClassDef) -> frozenset[str]:
+        """`self.<attr>` uses that hand the attribute itself on (returned, passed, stored,
+        aliased): anything but calling one of its methods."""
+        out = set()
+        for node in self.tree.attributes:
+            if not (isinstance(node.value, cst.Name) and node.value.value == "self"):
+                continue
+            if self.tree.enclosing_class(node) is not c:
+                continue
+            parent = self.tree.parent(node)
+            if isinstance(parent, cst.Attribute) and parent.value is node:
+                continue  # self.x.method(...), self.x.attr
+            if isinstance(parent, cst.AssignTarget) or (isinstance(parent, cst.AnnAssign) and parent.target is node):
+                continue
+            out.add(node.attr.value)
+        return frozenset(out)
+
+    # -- functions ------------------------------------------------------------------------------------
+    def _program(self, fn: Optional[cst.FunctionDef]) -> FunctionProgram:
+        ops: list[Op] = []
+        if fn is None:
+            self._block(_statements(self.tree.module), (), ops)
+            return FunctionProgram("", None, (), (), {}, ops, node=self.tree.module)
+        self._block(_statements(fn.body), (), ops)
+        cls = self.tree.enclosing_class(fn)
+        in_class = cls is not None and self.tree.parent(self.tree.parent(fn)) is cls
+        params = _positional_params(fn)
+        static = any(dotted(d.decorator) == "staticmethod" for d in fn.decorators)
+        self_name = params[0] if in_class and params and not static else None
+        param_bindings = {}
+        for name in _param_names(fn):
+            info = binding_info(self.b.param_binding(fn, name), self.module_name, self.tree)
+            if info is not None:
+                param_bindings[name] = info
+        kwonly = tuple(p.name.value for p in fn.params.kwonly_params)
+        return FunctionProgram(
+            scope_key(self.tree, fn), scope_key(self.tree, cls) if in_class and cls is not None else None,
+            tuple(params), kwonly, param_bindings, ops, self_name, node=fn,
+        )
+
+    # -- statements -------------------------------------------------------------------------------------
+    def _guard(self, node: cst.CSTNode, branch: str) -> GuardSpec:
+        k = (id(node), branch)
+        g = self._guard_cache.get(k)
+        if g is None:
+            kind = {cst.If: "if", cst.For: "for", cst.While: "while", cst.Try: "try", cst.TryStar: "try", cst.Match: "match"}[type(node)]
+            test = self.tree.code_for(node.test) if isinstance(node, (cst.If, cst.While)) else None
+            g = self._guard_cache[k] = GuardSpec(kind, branch, id(node), test, node=node)
+        return g
+
+    def _block(self, stmts: Sequence[cst.CSTNode], guards: tuple[GuardSpec, ...], out: list[Op]) -> None:
+        for stmt in stmts:
+            self._statement(stmt, guards, out)
+            if isinstance(stmt, cst.If) and stmt.orelse is None and _exits(stmt.body):
+                guards = (*guards, self._guard(stmt, "orelse"))
+
+    def _statement(self, stmt: cst.CSTNode, guards: tuple[GuardSpec, ...], out: list[Op]) -> None:
+        def sub(body: cst.CSTNode, guard: Optional[GuardSpec]) -> None:
+            self._block(_statements(body), guards if guard is None else (*guards, guard), out)
+
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            return
+        if isinstance(stmt, cst.If):
+            self._expr(stmt.test, guards, out)
+            sub(stmt.body, self._guard(stmt, "body"))
+            if isinstance(stmt.orelse, cst.If):
+                self._block([stmt.orelse], (*guards, self._guard(stmt, "orelse")), out)
+            elif stmt.orelse is not None:
+                sub(stmt.orelse.body, self._guard(stmt, "orelse"))
+        elif isinstance(stmt, cst.For):
+            self._expr(stmt.iter, guards, out)
+            sub(stmt.body, self._guard(stmt, _loop_kind(stmt)))
+            if stmt.orelse is not None:
+                sub(stmt.orelse.body, None)
+        elif isinstance(stmt, cst.While):
+            self._expr(stmt.test, guards, out)
+            sub(stmt.body, self._guard(stmt, _loop_kind(stmt)))
+        elif isinstance(stmt, cst.With):
+            for item in stmt.items:
+                self._expr(item.item, guards, out)
+            sub(stmt.body, None)
+        elif isinstance(stmt, (cst.Try, cst.TryStar)):
+            sub(stmt.body, None)
+            for h in stmt.handlers:
+                sub(h.body, self._guard(stmt, "except"))
+            if stmt.orelse is not None:
+                sub(stmt.orelse.body, None)
+            if stmt.finalbody is not None:
+                sub(stmt.finalbody.body, None)
+        elif isinstance(stmt, cst.Match):
+            self._expr(stmt.subject, guards, out)
+            for i, case in enumerate(stmt.cases):
+                sub(case.body, self._guard(stmt, f"case{i}"))
+        elif isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            for small in stmt.body:
+                self._expr(small, guards, out)
+
+    # -- expressions (post-order: an inner call runs before the call that uses its value) -----------
+    def _expr(self, node: cst.CSTNode, guards: tuple[GuardSpec, ...], out: list[Op]) -> None:
+        if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+            return
+        for child in self.tree.children(node):
+            self._expr(child, guards, out)
+        if isinstance(node, cst.Call):
+            op = self._call(node, guards)
+            if op is not None:
+                out.append(op)
+        elif isinstance(node, cst.Attribute) and node.attr.value == "grad" and self._is_grad_read(node):
+            out.append(Op("grad_use", guards, text=self._text(node), node=node))
+
+    def _call(self, call: cst.Call, guards: tuple[GuardSpec, ...]) -> Optional[Op]:
+        func = call.func
+        quals = self.tree.names.resolve(func)
+        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        if quals:
+            return self._library_call(call, quals, last, guards)
+        if last in NONFINITE:
+            return Op("nonfinite", guards, text=self._text(func), node=call)
+        if isinstance(func, cst.Attribute):
+            recv = func.value
+            if _is_super_call(recv):
+                return self._op(call, guards, self._self_method(call, func.attr.value, super_=True))
+            if self._is_self(recv):
+                return self._op(call, guards, self._self_method(call, func.attr.value))
+            op = self._op(call, guards, Method(self.ref(recv), func.attr.value))
+            op.subject = self._text(recv)
+            return op
+        if not isinstance(func, cst.Name):
+            return None
+        if last in CLIP:
+            return Op("grad_use", guards, text=self._text(func), node=call)
+        local = self._local_function(call, func.value)
+        if local is not None:
+            return self._op(call, guards, Local(local))
+        if func.value in _BUILTINS:
+            return None
+        ref = self.ref(func)
+        if isinstance(ref, Param) or (isinstance(ref, Value) and ref.binding is not None):
+            return self._op(call, guards, Method(ref, "__call__"))
+        return self._op(call, guards, Unknown(func.value))
+
+    def _library_call(self, call: cst.Call, quals: frozenset[str], last: Optional[str], guards: tuple[GuardSpec, ...]) -> Optional[Op]:
+        if _TORCH_SAVE in quals:
+            return Op("save", guards, text=self._text(call.func), node=call)
+        if _AUTOGRAD_GRAD in quals:
+            return Op("autograd_grad", guards, text=self._text(call.func), node=call)
+        torch_only = all(q.startswith("torch.") for q in quals)
+        if _AUTOGRAD_BACKWARD in quals:
+            positional = [a for a in call.args if a.keyword is None and not a.star]
+            if not positional:
+                return None
+            tensor = positional[0].value
+            return Op("call", guards, Method(self.ref(tensor), "backward"), text=self._text(call.func), subject=self._text(tensor), node=call)
+        if last in CLIP and torch_only:
+            return Op("grad_use", guards, text=self._text(call.func), node=call)
+        if last in NONFINITE:
+            return Op("nonfinite", guards, text=self._text(call.func), node=call)
+        if torch_only or any(q.startswith("torch.") for q in quals):
+            return None
+        callee: Callee = Imported(next(iter(quals))) if len(quals) == 1 else Unknown(last or "")
+        return self._op(call, guards, callee)
+
+    def _op(self, call: cst.Call, guards: tuple[GuardSpec, ...], callee: Callee) -> Op:
+        args: list[Optional[Ref]] = []
+        kwargs: list[tuple[str, Ref]] = []
+        star = False
+        for a in call.args:
+            if a.star:
+                star = True
+            elif a.keyword is not None:
+                kwargs.append((a.keyword.value, self.ref(a.value)))
+            else:
+                args.append(self.ref(a.value))
+        return Op("call", guards, callee, tuple(args), tuple(kwargs), star, self._text(call.func), node=call)
+
+    def _self_method(self, call: cst.Call, name: str, super_: bool = False) -> Callee:
+        cls = self.tree.enclosing_class(call)
+        if cls is None:
+            return Unknown(name)
+        return SelfMethod(name, f"{self.module_name}.{scope_key(self.tree, cls)}", super_)
+
+    # -- references -------------------------------------------------------------------------------------
+    def ref(self, expr: cst.BaseExpression) -> Ref:
+        """What an expression stands for at its place in its function."""
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "scale":
+            return Scaled(self.ref(expr.func.value), self._text(expr))
+        text = dotted(expr)
+        if text is None:
+            return Value(None)
+        if isinstance(expr, cst.Name):
+            if self._is_self(expr):
+                return Attr("")
+            scaled = self._scaled_value(expr)
+            if scaled is not None:
+                return scaled
+            fn = self.tree.enclosing_function(expr)
+            if fn is not None and expr.value in _param_names(fn) and not self.b.assigned_before(fn, expr.value, expr):
+                return Param(expr.value)
+        elif isinstance(expr, cst.Attribute) and self._is_self(expr.value) and isinstance(expr.value, cst.Name):
+            return Attr(expr.attr.value)
+        binding = binding_info(self.b.lookup(expr, expr), self.module_name, self.tree)
+        return Value(text, binding, self.tree.qualname(expr))
+
+    def _is_self(self, expr: cst.BaseExpression) -> bool:
+        """The receiver parameter of the method `expr` sits in (`self`, whatever it is named)."""
+        if not isinstance(expr, cst.Name):
+            return False
+        fn = self.tree.enclosing_function(expr)
+        while fn is not None:
+            cls = self.tree.enclosing_class(fn)
+            if cls is not None and self.tree.parent(self.tree.parent(fn)) is cls:
+                params = _positional_params(fn)
+                return bool(params) and params[0] == expr.value and expr.value in ("self", "cls")
+            fn = self.tree.enclosing_function(fn)
+        return False
+
+    def _scaled_value(self, name: cst.Name) -> Optional[Scaled]:
+        """`y = scaler.scale(x)` ... `y`: the scaled value, when that assignment is the latest."""
+        fn = self.tree.enclosing_function(name)
+        value = self._scaled.get((fn, name.value))
+        if value is None:
+            return None
+        best = None
+        for node in self.tree.assigns:
+            if self.tree.enclosing_function(node) is not fn or not isinstance(node, cst.Assign):
+                continue
+            if any(isinstance(t.target, cst.Name) and t.target.value == name.value for t in node.targets):
+                if self.tree.precedes(node, name) and node not in self.tree.ancestors(name):
+                    best = node
+        if best is not value:
+            return None
+        assert isinstance(value.value, cst.Call) and isinstance(value.value.func, cst.Attribute)
+        return Scaled(self.ref(value.value.func.value), self._text(value.value))
+
+    def _index_scaled_assignments(self) -> dict[tuple[Optional[cst.FunctionDef], str], cst.Assign]:
+        out: dict[tuple[Optional[cst.FunctionDef], str], cst.Assign] = {}
+        for node in self.tree.assigns:
+            if (
+                isinstance(node, cst.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0].target, cst.Name)
+                and isinstance(node.value, cst.Call)
+                and isinstance(node.value.func, cst.Attribute)
+                and node.value.func.attr.value == "scale"
+            ):
+                out[(self.tree.enclosing_function(node), node.targets[0].target.value)] = node
+        return out
+
+    # -- functions a name call enters -------------------------------------------------------------------
+    def _index_local_functions(self) -> dict[tuple[Optional[cst.FunctionDef], str], cst.FunctionDef]:
+        """(enclosing function or None, name) -> the last function of that name defined there
+        (module level: outside any class)."""
+        out = {}
+        for f in self.tree.functions:
+            if self.tree.enclosing_class(f) is not None and self.tree.parent(self.tree.parent(f)) is self.tree.enclosing_class(f):
+                continue  # a method
+            out[(self.tree.enclosing_function(f), f.name.value)] = f
+        return out
+
+    def _local_function(self, call: cst.Call, name: str) -> Optional[str]:
+        fn = self.tree.enclosing_function(call)
+        while True:
+            found = self._local_functions.get((fn, name))
+            if found is not None:
+                return scope_key(self.tree, found)
+            if fn is None:
+                return None
+            fn = self.tree.enclosing_function(fn)
+
+    # -- small facts --------------------------------------------------------------------------------------
+    def _text(self, node: cst.CSTNode) -> str:
+        text = " ".join(self.tree.code_for(node).split())
+        return text if len(text) <= _TEXT_LIMIT else text[: _TEXT_LIMIT - 3] + "..."
+
+    def _is_grad_read(self, node: cst.Attribute) -> bool:
+        """A read of a parameter's gradient that sees its value (not `p.grad = None`,
+        `p.grad is None`, `p.grad.zero_()`)."""
+        m = self.tree
+        parent = m.parent(node)
+        if isinstance(parent, (cst.AssignTarget, cst.Del)) or (isinstance(parent, cst.AugAssign) and parent.target is node):
+            return False
+        if isinstance(parent, cst.Comparison) or isinstance(parent, cst.ComparisonTarget):
+            return False
+        if isinstance(parent, cst.Attribute) and parent.attr.value in ("zero_", "data", "detach_", "requires_grad_", "fill_"):
+            grand = m.parent(parent)
+            if parent.attr.value != "data" or (isinstance(grand, cst.Attribute) and grand.attr.value in ("zero_", "fill_")):
+                return False
+            if parent.attr.value == "data" and isinstance(m.parent(grand) if grand else None, cst.AssignTarget):
+                return False
+        recv = node.value
+        text = m.code_for(recv)
+        if "param" in text.lower() or text.endswith((".weight", ".bias")):
+            return True
+        if isinstance(recv, cst.Name):
+            for anc in m.ancestors(node):
+                if isinstance(anc, (cst.For, cst.CompFor)) and isinstance(anc.target, (cst.Name, cst.Tuple)):
+                    names = {n.value for n in _names_in(anc.target)}
+                    if recv.value in names:
+                        return "param" in m.code_for(anc.iter).lower()
+        return False
+
+
+def node_loc(tree: SourceTree, node: cst.CSTNode) -> Loc:
+    r = tree.range(node)
+    return Loc(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
+
+
+def _statements(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    if isinstance(node, cst.Module):
+        return node.body
+    if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+        return node.body if isinstance(node, cst.IndentedBlock) else [node]
+    return [node]
+
+
+def _exits(body: cst.BaseSuite) -> bool:
+    stmts = _statements(body)
+    if not stmts:
+        return False
+    last = stmts[-1]
+    smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
+    return bool(smalls) and isinstance(smalls[-1], (cst.Continue, cst.Break, cst.Return, cst.Raise))
+
+
+def _loop_kind(loop: Union[cst.For, cst.While]) -> str:
+    """"retry" for a loop whose body ends by leaving it (`while True: try: ...; return`): it
+    repeats only when a `continue` sends it round again, so it is no training iteration."""
+    stmts = _statements(loop.body)
+    last = stmts[-1] if stmts else None
+    smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
+    return "retry" if smalls and isinstance(smalls[-1], (cst.Break, cst.Return, cst.Raise)) else "loop"
+
+
+def _is_super_call(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "super"
+
+
+def _positional_params(fn: cst.FunctionDef) -> list[str]:
+    p = fn.params
+    return [x.name.value for x in (*p.posonly_params, *p.params)]
+
+
+def _names_in(target: cst.BaseExpression) -> Iterator[cst.Name]:
+    if isinstance(target, cst.Name):
+        yield target
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for el in target.elements:
+            yield from _names_in(el.value)
+
+
+# -- the disk form -------------------------------------------------------------------------------------
+_REF_TYPES = {"param": Param, "attr": Attr, "value": Value, "scaled": Scaled}
+_CALLEE_TYPES = {"local": Local, "imported": Imported, "self": SelfMethod, "method": Method, "unknown": Unknown}
+
+
+class _Encoder:
+    """Summaries as JSON-ready dicts; a tree (when given) supplies the positions of nodes."""
+
+    def __init__(self, tree: Optional[SourceTree]) -> None:
+        self.tree = tree
+        self.guards: dict[int, int] = {}
+        self.stmts: dict[int, int] = {}
+        self.guard_list: list[dict[str, Any]] = []
+
+    def loc(self, loc: Optional[Loc], node: Optional[cst.CSTNode]) -> Optional[list[int]]:
+        if loc is None and node is not None and self.tree is not None:
+            loc = node_loc(self.tree, node)
+        return None if loc is None else [loc.line, loc.col, loc.end_line, loc.end_col]
+
+    def module(self, m: ModuleSummary) -> dict[str, Any]:
+        functions = {k: self.function(p) for k, p in m.functions.items()}
+        return {
+            "name": m.name,
+            "path": m.path,
+            "guards": self.guard_list,
+            "functions": functions,
+            "classes": {k: self.cls(c) for k, c in m.classes.items()},
+            "exports": m.exports,
+        }
+
+    def cls(self, c: ClassInfo) -> dict[str, Any]:
+        return {
+            "key": c.key, "bases": list(c.bases), "methods": c.methods,
+            "attrs": {k: self.binding(b) for k, b in c.attrs.items()}, "escapes": sorted(c.escapes),
+            "loc": self.loc(c.loc, None),
+        }
+
+    def function(self, p: FunctionProgram) -> dict[str, Any]:
+        return {
+            "key": p.key, "cls": p.cls, "params": list(p.params), "kwonly": list(p.kwonly),
+            "param_bindings": {k: self.binding(b) for k, b in p.param_bindings.items()},
+            "ops": [self.op(o) for o in p.ops], "self_name": p.self_name,
+            "loc": self.loc(p.loc, p.node if isinstance(p.node, cst.FunctionDef) else None),
+        }
+
+    def guard(self, g: GuardSpec) -> int:
+        i = self.guards.get(id(g))
+        if i is None:
+            i = self.guards[id(g)] = len(self.guard_list)
+            stmt = self.stmts.setdefault(g.stmt, len(self.stmts))
+            self.guard_list.append({"kind": g.kind, "branch": g.branch, "stmt": stmt, "test": g.test, "loc": self.loc(g.loc, g.node)})
+        return i
+
+    def op(self, o: Op) -> dict[str, Any]:
+        return {
+            "kind": o.kind, "guards": [self.guard(g) for g in o.guards],
+            "callee": self.callee(o.callee) if o.callee is not None else None,
+            "args": [self.ref(a) if a is not None else None for a in o.args],
+            "kwargs": [[k, self.ref(v)] for k, v in o.kwargs], "star": o.star, "text": o.text,
+            "subject": o.subject, "loc": self.loc(o.loc, o.node),
+        }
+
+    def callee(self, c: Callee) -> dict[str, Any]:
+        tag = next(k for k, t in _CALLEE_TYPES.items() if isinstance(c, t))
+        if isinstance(c, Method):
+            return {"t": tag, "recv": self.ref(c.recv), "name": c.name}
+        return {"t": tag, **c.__dict__}
+
+    def ref(self, r: Ref) -> dict[str, Any]:
+        tag = next(k for k, t in _REF_TYPES.items() if isinstance(r, t))
+        if isinstance(r, Scaled):
+            return {"t": tag, "scaler": self.ref(r.scaler), "text": r.text}
+        if isinstance(r, Value):
+            return {"t": tag, "text": r.text, "binding": self.binding(r.binding), "qualname": r.qualname}
+        return {"t": tag, "name": r.name}
+
+    @staticmethod
+    def binding(b: Optional[BindingInfo]) -> Optional[dict[str, Any]]:
+        return None if b is None else {**b.__dict__, "toggles": list(b.toggles)}
+
+
+class _Decoder:
+    def __init__(self) -> None:
+        self.guards: list[GuardSpec] = []
+
+    @staticmethod
+    def loc(data: Optional[list[int]]) -> Optional[Loc]:
+        return None if data is None else Loc(*data)
+
+    def module(self, d: dict[str, Any]) -> ModuleSummary:
+        self.guards = [GuardSpec(g["kind"], g["branch"], g["stmt"], g["test"], self.loc(g["loc"])) for g in d["guards"]]
+        return ModuleSummary(
+            d["name"],
+            {k: self.function(p) for k, p in d["functions"].items()},
+            {k: self.cls(c) for k, c in d["classes"].items()},
+            dict(d["exports"]),
+            d["path"],
+        )
+
+    def cls(self, d: dict[str, Any]) -> ClassInfo:
+        attrs = {k: b for k, v in d["attrs"].items() if (b := self.binding(v)) is not None}
+        return ClassInfo(d["key"], tuple(d["bases"]), dict(d["methods"]), attrs, frozenset(d["escapes"]), self.loc(d["loc"]))
+
+    def function(self, d: dict[str, Any]) -> FunctionProgram:
+        pb = {k: b for k, v in d["param_bindings"].items() if (b := self.binding(v)) is not None}
+        return FunctionProgram(
+            d["key"], d["cls"], tuple(d["params"]), tuple(d["kwonly"]), pb,
+            [self.op(o) for o in d["ops"]], d["self_name"], self.loc(d["loc"]),
+        )
+
+    def op(self, d: dict[str, Any]) -> Op:
+        return Op(
+            d["kind"], tuple(self.guards[i] for i in d["guards"]),
+            self.callee(d["callee"]) if d["callee"] is not None else None,
+            tuple(self.ref(a) if a is not None else None for a in d["args"]),
+            tuple((k, self.ref(v)) for k, v in d["kwargs"]), d["star"], d["text"], d["subject"], self.loc(d["loc"]),
+        )
+
+    def callee(self, d: dict[str, Any]) -> Callee:
+        t = d["t"]
+        if t == "method":
+            return Method(self.ref(d["recv"]), d["name"])
+        return _CALLEE_TYPES[t](**{k: v for k, v in d.items() if k != "t"})
+
+    def ref(self, d: dict[str, Any]) -> Ref:
+        t = d["t"]
+        if t == "scaled":
+            return Scaled(self.ref(d["scaler"]), d["text"])
+        if t == "value":
+            return Value(d["text"], self.binding(d["binding"]), d["qualname"])
+        return _REF_TYPES[t](d["name"])
+
+    @staticmethod
+    def binding(d: Optional[dict[str, Any]]) -> Optional[BindingInfo]:
+        return None if d is None else BindingInfo(**{**d, "toggles": tuple(d["toggles"])})

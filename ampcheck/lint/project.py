@@ -1,0 +1,293 @@
+"""The project model: every module of the linted project, as step-program summaries, and the
+names that lead from one module to another.
+
+Real training code spreads the GradScaler protocol over trainer classes, base classes in
+other modules and helpers; all of that is inside the project, so it is read, not assumed.
+The project is the folder of the config file, else the git root above the linted paths, else
+the folder the run starts in. A module of the project is any `.py` file under it that an
+import can name: `a/b.py` is `a.b` from the root, from a `src/` folder, or beside the
+importing file (how a script run as `python tools/train.py` imports `tools/utils.py`).
+Anything else (installed packages, frameworks) stays outside: opaque, assumed right.
+
+A module's summary is built from its tree once and cached on disk by its text, so a run that
+lints one file (a pre-commit hook) reads the modules it imports without parsing them. Every
+module a file's analysis consulted is recorded with the hash of its text, so a cached result
+is replayed only while those files are unchanged.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterator, Optional
+
+from ampcheck.lint.digests import FileDigests, file_hash, read_regular
+from ampcheck.lint.source import SourceError, decode_source, too_large
+
+if TYPE_CHECKING:  # the program model needs libcst; finding the root must not
+    from ampcheck.lint.program import ClassInfo, FunctionProgram, ModuleSummary
+
+# Bases whose subclasses are what the step sequences already know by kind.
+_BASE_KINDS = {
+    "torch.nn.Module": "model",
+    "torch.nn.modules.module.Module": "model",
+    "torch.optim.Optimizer": "optimizer",
+    "torch.optim.optimizer.Optimizer": "optimizer",
+    "torch.amp.GradScaler": "scaler",
+    "torch.cuda.amp.GradScaler": "scaler",
+    "torch.amp.grad_scaler.GradScaler": "scaler",
+    "torch.cuda.amp.grad_scaler.GradScaler": "scaler",
+    "torch.distributed.fsdp.sharded_grad_scaler.ShardedGradScaler": "scaler",
+    "torch.distributed.fsdp.ShardedGradScaler": "scaler",
+}
+_MAX_EXPORT_HOPS = 8
+_PROJECT_MARKERS = (".git", ".hg")
+
+
+def project_root(config_path: Optional[Path], paths: list[str], cwd: Path) -> Path:
+    """The folder of the config file, else the repository root above the paths, else `cwd`."""
+    if config_path is not None:
+        return config_path.parent
+    absolute = [os.path.abspath(cwd / p) for p in paths] or [str(cwd)]
+    start = Path(os.path.commonpath(absolute))
+    if not start.is_dir():
+        start = start.parent
+    for folder in (start, *start.parents):
+        if any((folder / m).exists() for m in _PROJECT_MARKERS):
+            return folder
+    return cwd
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """What a qualified name leads to in the project."""
+
+    module: "ModuleSummary"
+    function: "Optional[FunctionProgram]" = None
+    cls: "Optional[ClassInfo]" = None
+
+
+@dataclass
+class _Loaded:
+    summary: "Optional[ModuleSummary]"
+    digest: str
+
+
+# builds the summary of a module's text: (path, text, module name) -> summary, or None when
+# it cannot be parsed
+SummaryBuilder = Callable[[str, str, str], "Optional[ModuleSummary]"]
+# the disk cache of summaries: (key) -> JSON dict or None, (key, JSON dict) -> None
+CacheGet = Callable[[str], Optional[dict]]
+CachePut = Callable[[str, dict], None]
+
+
+@dataclass
+class Project:
+    root: Path
+    build: SummaryBuilder
+    cache_get: Optional[CacheGet] = None
+    cache_put: Optional[CachePut] = None
+    implementation: str = ""
+    max_file_size: Optional[int] = None
+    _by_path: dict[str, _Loaded] = field(default_factory=dict)
+    _modules: dict[tuple[str, str], Optional[str]] = field(default_factory=dict)  # (name, importer dir) -> path
+    _recorded: Optional[dict[str, str]] = None
+    digests: FileDigests = field(default_factory=FileDigests)
+
+    # -- modules ---------------------------------------------------------------------------------
+    def module_name(self, path: str) -> str:
+        """The dotted name the project imports `path` by (from the root, or from `src/`)."""
+        absolute = Path(os.path.abspath(path))
+        for base in (self.root / "src", self.root):
+            try:
+                rel = absolute.relative_to(base)
+            except ValueError:
+                continue
+            parts = list(rel.with_suffix("").parts)
+            if parts and parts[-1] == "__init__":
+                parts.pop()
+            if parts and all(p.isidentifier() for p in parts):
+                return ".".join(parts)
+        return absolute.stem
+
+    def display(self, path: str) -> str:
+        """`path` as a message shows it: relative to the root when inside it."""
+        try:
+            return Path(path).relative_to(self.root).as_posix()
+        except ValueError:
+            return path
+
+    def add(self, path: str, summary: ModuleSummary) -> None:
+        """The summary of a file this run has parsed anyway (a linted file, with its tree)."""
+        key = os.path.abspath(path)
+        self._by_path[key] = _Loaded(summary, self.digests(key) or "")
+
+    def forget(self, path: str) -> None:
+        """Drop a linted file's summary (and the tree it holds on to) once its checks are done:
+        a later file that imports it reads the cached summary instead."""
+        self._by_path.pop(os.path.abspath(path), None)
+
+    def summary(self, path: str) -> Optional[ModuleSummary]:
+        """The summary of the module at `path`: in memory, else from the disk cache, else
+        parsed; None for a file that cannot be read or parsed."""
+        key = os.path.abspath(path)
+        loaded = self._by_path.get(key)
+        if loaded is None:
+            loaded = self._by_path[key] = self._load(key)
+        if self._recorded is not None and loaded.digest:
+            self._recorded[key] = loaded.digest
+        return loaded.summary
+
+    def _load(self, path: str) -> _Loaded:
+        data = read_regular(path)
+        if data is None:
+            return _Loaded(None, "")
+        digest = self.digests.remember(path, data)
+        try:
+            text = decode_source(data, path).text
+        except SourceError:
+            return _Loaded(None, digest)
+        if too_large(path, text, self.max_file_size) is not None:
+            return _Loaded(None, digest)
+        name = self.module_name(path)
+        cache_key = file_hash(f"{self.implementation}\0{path}\0{name}\0{digest}".encode("utf-8", "surrogatepass"))
+        from ampcheck.lint.program import ModuleSummary
+
+        if self.cache_get is not None:
+            cached = self.cache_get(cache_key)
+            if cached is not None:
+                try:
+                    return _Loaded(ModuleSummary.from_json(cached), digest)
+                except (KeyError, TypeError, ValueError, IndexError):
+                    pass
+        summary = self.build(path, text, name)
+        if summary is not None and self.cache_put is not None:
+            self.cache_put(cache_key, summary.to_json())
+        return _Loaded(summary, digest)
+
+    # -- what an analysis read ----------------------------------------------------------------------
+    def record(self) -> "Recording":
+        """Collect the files (and the hashes of their texts) read while the recording is open."""
+        return Recording(self)
+
+    # -- names ----------------------------------------------------------------------------------------
+    def lookup(self, qualname: str, importer: ModuleSummary, hops: int = 0) -> Optional[Symbol]:
+        """The function, class or method a qualified name denotes in the project, following
+        re-exports (`from .engine import train_one_epoch` in a package's `__init__`)."""
+        if hops > _MAX_EXPORT_HOPS:
+            return None
+        parts = qualname.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            module = self._module(".".join(parts[:i]), importer)
+            if module is None:
+                continue
+            found = self._member(module, parts[i:], hops)
+            if found is not None:
+                return found
+        return None
+
+    def _member(self, module: ModuleSummary, rest: list[str], hops: int) -> Optional[Symbol]:
+        head = rest[0]
+        if len(rest) == 1 and head in module.functions and module.functions[head].cls is None:
+            return Symbol(module, function=module.functions[head])
+        if head in module.classes:
+            cls = module.classes[head]
+            if len(rest) == 1:
+                return Symbol(module, cls=cls)
+            if len(rest) == 2 and rest[1] in cls.methods:
+                return Symbol(module, function=module.functions.get(cls.methods[rest[1]]), cls=cls)
+            return None
+        if head in module.exports and module.exports[head] != f"{module.name}.{head}":
+            return self.lookup(".".join([module.exports[head], *rest[1:]]), module, hops + 1)
+        return None
+
+    def _module(self, name: str, importer: ModuleSummary) -> Optional[ModuleSummary]:
+        if name == importer.name:
+            return importer
+        here = os.path.dirname(os.path.abspath(importer.path)) if importer.path else str(self.root)
+        key = (name, here)
+        if key not in self._modules:
+            self._modules[key] = self._find(name, here)
+        path = self._modules[key]
+        return self.summary(path) if path is not None else None
+
+    def _find(self, name: str, here: str) -> Optional[str]:
+        rel = Path(*name.split("."))
+        for base in (self.root, self.root / "src", Path(here)):
+            for candidate in (base / rel.with_suffix(".py"), base / rel / "__init__.py"):
+                if _inside(candidate, self.root) and candidate.is_file():
+                    return str(candidate)
+        return None
+
+    def find_class(self, qualname: str, importer: ModuleSummary) -> Optional[tuple[ModuleSummary, ClassInfo]]:
+        local = self._local_class(qualname, importer)
+        if local is not None:
+            return importer, local
+        found = self.lookup(qualname, importer)
+        if found is None or found.cls is None or found.function is not None:
+            return None
+        return found.module, found.cls
+
+    @staticmethod
+    def _local_class(qualname: str, module: ModuleSummary) -> Optional[ClassInfo]:
+        prefix = module.name + "."
+        return module.classes.get(qualname[len(prefix):]) if qualname.startswith(prefix) else None
+
+    # -- classes --------------------------------------------------------------------------------------
+    def mro(self, module: ModuleSummary, cls: ClassInfo) -> Iterator[tuple[ModuleSummary, ClassInfo]]:
+        """A class, then its project base classes, depth first, each once."""
+        seen: set[int] = set()
+        todo = [(module, cls)]
+        while todo:
+            m, c = todo.pop(0)
+            if id(c) in seen:
+                continue
+            seen.add(id(c))
+            yield m, c
+            bases = [self.find_class(b, m) for b in c.bases]
+            todo = [b for b in bases if b is not None] + todo
+
+    def base_kind(self, module: ModuleSummary, cls: ClassInfo) -> Optional[str]:
+        """"model", "optimizer" or "scaler" for a subclass of nn.Module, Optimizer, GradScaler."""
+        for m, c in self.mro(module, cls):
+            for base in c.bases:
+                kind = _BASE_KINDS.get(base)
+                if kind is None and base.endswith(("nn.Module", ".Module")) and "torch" in base:
+                    kind = "model"
+                if kind is not None:
+                    return kind
+        return None
+
+    def method(self, module: ModuleSummary, cls: ClassInfo, name: str, after: bool = False) -> Optional[tuple[ModuleSummary, ClassInfo, FunctionProgram]]:
+        """`name` as the class resolves it (its own, else a base's); with `after`, skipping the
+        class itself (what `super().name` calls)."""
+        for m, c in self.mro(module, cls):
+            if after and c is cls:
+                continue
+            key = c.methods.get(name)
+            if key is not None and key in m.functions:
+                return m, c, m.functions[key]
+        return None
+
+
+class Recording:
+    """`with project.record() as files:` -> {path: hash of its text} read inside the block."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self.files: dict[str, str] = {}
+
+    def __enter__(self) -> dict[str, str]:
+        self.project._recorded = self.files
+        return self.files
+
+    def __exit__(self, *exc: object) -> None:
+        self.project._recorded = None
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.relative_to(root)
+        return True
+    except ValueError:
+        return False

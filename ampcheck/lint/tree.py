@@ -1,0 +1,271 @@
+"""The bottom layer of a file's model: its tree, parsed once and indexed in one traversal.
+
+Every facet above (constants, bindings, autocast regions, casts, the step programs) and
+every check asks its tree questions here (parents, enclosing scopes, calls by kind, names
+through the import table, positions), so nothing walks the tree twice.
+"""
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Iterator, Optional, Union
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from ampcheck.lint.names import ImportTable, dotted
+from ampcheck.lint.walk import walk
+
+Scope = Union[cst.Module, cst.FunctionDef, cst.ClassDef, cst.Lambda]
+
+
+_UNINDEXED: set[type] = set()  # node types the indexer records nothing about
+
+
+class _Indexer(cst.CSTVisitor):
+    """The one traversal: parents, scopes and the node kinds checks ask about."""
+
+    def __init__(self, model: "SourceTree") -> None:
+        self.m = model
+        self.stack: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.stack:
+            self.m.parents[node] = self.stack[-1]
+        self.stack.append(node)
+        if type(node) in _UNINDEXED:
+            return True
+        m = self.m
+        if isinstance(node, cst.Call):
+            m.calls.append(node)
+        elif isinstance(node, cst.Import):
+            m.imports.append(node)
+            m.names.add_import(node)
+        elif isinstance(node, cst.ImportFrom):
+            m.imports.append(node)
+            m.names.add_import_from(node)
+        elif isinstance(node, cst.FunctionDef):
+            m.functions.append(node)
+            for p in _params(node.params):
+                m.names.shadow(p)
+        elif isinstance(node, cst.ClassDef):
+            m.classes.append(node)
+        elif isinstance(node, (cst.With)):
+            m.withs.append(node)
+        elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            m.assigns.append(node)
+        elif isinstance(node, (cst.For, cst.While)):
+            m.loops.append(node)
+        elif isinstance(node, cst.Attribute):
+            m.attributes.append(node)
+        elif isinstance(node, cst.Name):
+            m.name_nodes.setdefault(node.value, []).append(node)
+        else:
+            # Every test above is on the node's type alone, so a type that matched none never
+            # will: most nodes (whitespace, commas, literals) then skip the chain of slow
+            # isinstance checks (libcst's node classes are ABCs).
+            _UNINDEXED.add(type(node))
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.stack.pop()
+
+
+def _params(params: cst.Parameters) -> Iterator[str]:
+    for p in (*params.posonly_params, *params.params, *params.kwonly_params):
+        yield p.name.value
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            yield star.name.value
+
+
+class SourceTree:
+    """One parsed file and the indexes of its one traversal."""
+
+    def __init__(
+        self, path: str, source: str, module: Optional[cst.Module] = None, module_name: Optional[str] = None
+    ) -> None:
+        self.path = path
+        self.source = source
+        self.module = module if module is not None else cst.parse_module(source)
+        # The dotted name the project imports this file by (its stem when it is on its own).
+        self.module_name = module_name if module_name is not None else _stem(path)
+        self.names = ImportTable(package_of(self.module_name, path))
+        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        self.calls: list[cst.Call] = []
+        self.functions: list[cst.FunctionDef] = []
+        self.classes: list[cst.ClassDef] = []
+        self.withs: list[cst.With] = []
+        self.assigns: list[Union[cst.Assign, cst.AnnAssign, cst.AugAssign]] = []
+        self.loops: list[Union[cst.For, cst.While]] = []
+        self.attributes: list[cst.Attribute] = []
+        self.imports: list[Union[cst.Import, cst.ImportFrom]] = []
+        # Every Name node by its text: references, targets, attribute and keyword names alike
+        # (callers tell them apart by parent), so a rewrite can find all uses of a binding.
+        self.name_nodes: dict[str, list[cst.Name]] = {}
+        walk(self.module, _Indexer(self))
+        self._resolve_aliases()
+
+    def _resolve_aliases(self) -> None:
+        """`amp = torch.cuda.amp` extends the import table; any other rebinding of an
+        imported name shadows it, so it no longer resolves (precision before recall)."""
+        for node in self.assigns:
+            if not isinstance(node, cst.Assign):
+                continue
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    name = target.target.value
+                    if dotted(node.value) is None or not self.names.add_alias(name, node.value):
+                        self.names.shadow(name)
+
+    # -- name questions -------------------------------------------------------------------
+    def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
+        return self.names.qualname(expr)
+
+    def callee(self, call: cst.Call) -> Optional[str]:
+        """Qualified name of what a call calls, when it is certain."""
+        return self.names.qualname(call.func)
+
+    # -- value questions -------------------------------------------------------------------
+    @cached_property
+    def _assigned(self) -> "dict[tuple[Optional[cst.CSTNode], str], list[cst.BaseExpression]]":
+        """(scope, target text) -> values assigned. Names are keyed by their function (None
+        for the module); `self.x` by its class, since any method may set it."""
+        out: dict[tuple[Optional[cst.CSTNode], str], list[cst.BaseExpression]] = {}
+        for node in self.assigns:
+            if isinstance(node, cst.Assign):
+                targets = [t.target for t in node.targets]
+            elif isinstance(node, cst.AnnAssign) and node.value is not None:
+                targets = [node.target]
+            else:
+                continue
+            for t in targets:
+                text = dotted(t)
+                if text is None:
+                    continue
+                if isinstance(t, cst.Name):
+                    key = (self.enclosing_function(node), text)
+                elif text.startswith("self.") and text.count(".") == 1:
+                    key = (self.enclosing_class(node), text)
+                else:
+                    continue
+                out.setdefault(key, []).append(node.value)  # type: ignore[arg-type]
+        return out
+
+    def values_of(self, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+        """Every value assigned to a name (in the function that uses it, else the module) or
+        to a `self.` attribute (anywhere in its class): flow-insensitive, so a caller sees all
+        the alternatives a name may hold."""
+        text = dotted(expr)
+        if text is None:
+            return []
+        if isinstance(expr, cst.Name):
+            local = self._assigned.get((self.enclosing_function(expr), text))
+            return local if local is not None else self._assigned.get((None, text), [])
+        if text.startswith("self.") and text.count(".") == 1:
+            for cls in self._class_and_bases(self.enclosing_class(expr)):
+                found = self._assigned.get((cls, text))
+                if found:
+                    return found
+        return []
+
+    def _class_and_bases(self, cls: Optional[cst.ClassDef]) -> Iterator[cst.ClassDef]:
+        """A class, then its base classes defined in this file (by name), nearest first."""
+        by_name = {c.name.value: c for c in self.classes}
+        seen: set[str] = set()
+        todo = [cls] if cls is not None else []
+        while todo:
+            cur = todo.pop(0)
+            if cur.name.value in seen:
+                continue
+            seen.add(cur.name.value)
+            yield cur
+            todo += [by_name[b.value.value] for b in cur.bases if isinstance(b.value, cst.Name) and b.value.value in by_name]
+
+    # -- tree questions --------------------------------------------------------------------
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        return self.parents.get(node)
+
+    def ancestors(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        cur = self.parents.get(node)
+        while cur is not None:
+            yield cur
+            cur = self.parents.get(cur)
+
+    def enclosing_function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
+        for anc in self.ancestors(node):
+            if isinstance(anc, cst.FunctionDef):
+                return anc
+        return None
+
+    def enclosing_class(self, node: cst.CSTNode) -> Optional[cst.ClassDef]:
+        for anc in self.ancestors(node):
+            if isinstance(anc, cst.ClassDef):
+                return anc
+        return None
+
+    def exclusive_branches(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
+        """Whether `a` and `b` sit on opposite sides of one condition, so they never run in
+        the same pass: the two branches of one `if`, or of two `if`s with the same test in
+        one function (ConvNeXt's `if use_amp: <autocast> ... if use_amp: ... else:
+        loss.backward()`)."""
+        sides = dict(self._branch_sides(a))
+        return any(key in sides and sides[key] != side for key, side in self._branch_sides(b))
+
+    def _branch_sides(self, node: cst.CSTNode) -> Iterator[tuple[tuple[Optional[cst.CSTNode], str], bool]]:
+        """(function, test text) -> True in the body, False in the else, for each enclosing `if`."""
+        child = node
+        for anc in self.ancestors(node):
+            if isinstance(anc, cst.If) and child is not anc.test:
+                yield (self.enclosing_function(anc), self.code_for(anc.test)), child is anc.body
+            child = anc
+
+    def owns(self, node: cst.CSTNode) -> bool:
+        """Whether `node` is a node of this tree (not of another module's)."""
+        return node is self.module or node in self.parents
+
+    def precedes(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
+        """Whether `a` starts before `b` in the source."""
+        order = self._order
+        return order.get(a, -1) < order.get(b, -1)
+
+    @cached_property
+    def _order(self) -> dict[cst.CSTNode, int]:
+        # The parent links were recorded in one pre-order traversal, so their insertion order
+        # is source order: no second pass over the file, no source positions.
+        return {node: i for i, node in enumerate(self.parents)}
+
+    def children(self, node: cst.CSTNode) -> list[cst.CSTNode]:
+        """`node.children`, in the same order, read from the parents index: libcst's own
+        `children` rebuilds the node to list them, which dominates any walk of a large file."""
+        return self._children.get(node) or []
+
+    @cached_property
+    def _children(self) -> dict[cst.CSTNode, list[cst.CSTNode]]:
+        out: dict[cst.CSTNode, list[cst.CSTNode]] = {}
+        for child, parent in self.parents.items():  # filled in visit order: source order
+            out.setdefault(parent, []).append(child)
+        return out
+
+    # -- positions -----------------------------------------------------------------------------------
+    @cached_property
+    def _positions(self) -> "dict[cst.CSTNode, CodeRange]":
+        wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+        return dict(wrapper.resolve(PositionProvider))
+
+    def range(self, node: cst.CSTNode) -> CodeRange:
+        return self._positions[node]
+
+    def code_for(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+
+def _stem(path: str) -> str:
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return name.rsplit(".", 1)[0] if "." in name else name
+
+
+def package_of(module_name: str, path: str) -> str:
+    """The package a module's relative imports start from: itself for an `__init__.py`."""
+    if path.replace("\\", "/").endswith("/__init__.py") or path == "__init__.py":
+        return module_name
+    return module_name.rpartition(".")[0]
