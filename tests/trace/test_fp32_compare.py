@@ -146,3 +146,11 @@ def test_the_text_summary_ranks_the_modules():
     table = text.split("fp32 comparison (")[1].splitlines()
     assert table[0].startswith("8 module calls in 2 optimizer step(s)")  # Net, encoder, norm, head
     assert table[2].split()[:2] == ["norm", "NaiveNorm"] and table[2].endswith("*")
+
+
+def test_the_comparison_round_trips_through_the_json_file(tmp_path):
+    from ampcheck.trace.report import TraceReport
+
+    report = compared(build_step("naive_variance"))
+    loaded = TraceReport.load(report.save(tmp_path / "trace.json"))
+    assert loaded == report and loaded.findings() == report.findings()
