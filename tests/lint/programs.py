@@ -188,3 +188,16 @@ def mutate(source: str, rng: random.Random, edits: int = 3) -> str:
         out.append(joiner + tok)
         prev = tok
     return "".join(out)
+
+
+def refused(text: str, applied: list) -> list:
+    """The fixes of a refused round that the verifier refuses on their own: the culprits."""
+    from ampcheck.lint import fix as fixer
+
+    out = []
+    for one in applied:
+        try:
+            fixer.verify(fixer.apply_fixes(text, [one])[0], "generated.py", text, [one])
+        except fixer.FixError:
+            out.append(one)
+    return out
