@@ -45,20 +45,20 @@ def test_linting_and_fixing_generated_training_code_never_crashes(stmts):
     lint_and_fix(program(stmts))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(min_value=0, max_value=2**32))
 def test_linting_and_fixing_mutated_fixtures_never_crashes(seed):
     rng = random.Random(seed)
     lint_and_fix(mutate(rng.choice(FIXTURE_SOURCES), rng, edits=rng.randint(1, 3)))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(alphabet=st.sampled_from(list("scaler.step(opt)\n :=#'\"\\[]{}ifor\tbackward_")), max_size=200))
 def test_linting_random_text_never_crashes(text):
     lint_and_fix("import torch\n" + text)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(max_size=300))
 def test_linting_arbitrary_unicode_never_crashes(text):
     lint_and_fix(text)
