@@ -261,7 +261,7 @@ def _moved_after(path: str, source: str, block: list[ast.stmt], i: int, clip: in
 
 # -- linting --------------------------------------------------------------------------------------
 def amp1(root: Path, path: Path) -> list[tuple[str, int, str]]:
-    result = lint_paths([str(path)], default_settings(root), Options(cache=False, jobs=1))
+    result = lint_paths([str(path)], default_settings(root), Options(jobs=1))
     return [(f.code, f.line, f.message) for f in result.findings if f.code.startswith("AMP1")]
 
 

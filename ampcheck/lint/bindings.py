@@ -60,7 +60,7 @@ _SCALER_NAMES = frozenset({"GradScaler", "ShardedGradScaler"})
 _ENABLED_POS_DEVICE_FIRST = 5
 _ENABLED_POS_LEGACY = 4
 
-_OPTIMIZER_NAMES = frozenset(
+OPTIMIZER_NAMES = frozenset(
     {
         "SGD", "Adam", "AdamW", "Adamax", "Adagrad", "Adadelta", "ASGD", "LBFGS", "NAdam", "RAdam",
         "RMSprop", "Rprop", "SparseAdam", "Adafactor", "FusedAdam", "FusedLAMB", "FusedSGD",
@@ -102,6 +102,9 @@ class Binding:
     inferred: bool = False
     class_qualname: Optional[str] = None
     toggles: tuple[str, ...] = ()
+    # what made an "instance" whose class only its maker knows: `self.setup_optimizers`,
+    # `build_scaler` (the callee of `x = self.setup_optimizers()`)
+    maker: Optional[cst.BaseExpression] = None
 
 
 Assignment = Union[cst.Assign, cst.AnnAssign]
@@ -210,15 +213,30 @@ class Bindings:
         the earlier ones while the later sit on a path `at` need not take (`if amp: scaler =
         GradScaler() else: scaler = DummyScaler()`); with none before it (a use above its
         loop-carried assignment), all of them."""
+        return _merge([b for _, b in self._reaching(entries, at)])
+
+    def _reaching(self, entries: list[tuple[cst.CSTNode, Optional[Binding]]], at: cst.CSTNode) -> list[tuple[cst.CSTNode, Optional[Binding]]]:
         before = [(n, b) for n, b in entries if n is at or self.tree.precedes(n, at)]
         if not before:
-            return _merge([b for _, b in entries])
+            return entries
         reaching = []
         for n, b in reversed(before):
-            reaching.append(b)
+            reaching.append((n, b))
             if self._dominates(n, at):
                 break
-        return _merge(reaching)
+        return reaching
+
+    def reaching_value(self, name: cst.Name) -> Optional[cst.BaseExpression]:
+        """The value a local name holds at `name` when exactly one assignment reaches it."""
+        fn = self.tree.enclosing_function(name)
+        entries = self._by_key.get((fn, name.value))
+        if not entries:
+            return None
+        reaching = self._reaching(entries, name)
+        if len(reaching) != 1 or not isinstance(reaching[0][0], (cst.Assign, cst.AnnAssign)):
+            return None
+        node = reaching[0][0]
+        return None if node in set(self.tree.ancestors(name)) else node.value
 
     def _dominates(self, node: cst.CSTNode, at: cst.CSTNode) -> bool:
         """Whether `at` runs only after `node` has run (both in one scope, `node` first): every
@@ -330,6 +348,10 @@ class Bindings:
             # an instance of an imported class: the project may hold the class (what it is
             # and what its methods do is for the project model to say)
             return Binding("instance", key, value, qual, scope=scope, class_qualname=qual)
+        if _is_made(func, quals):
+            # what a factory of the project returns (`self.setup_optimizers()`): the project
+            # model follows the maker to the class it returns
+            return Binding("instance", key, value, scope=scope, maker=func)
         return None
 
     def _classify_ifexp(self, value: cst.IfExp, key: str, scope: Optional[cst.CSTNode], depth: int) -> Optional[Binding]:
@@ -342,7 +364,11 @@ class Bindings:
         if merged is not None:
             return replace(merged, node=value) if merged.kind == "scaler" else merged
         found = [b for b in branches if b is not None]
-        return found[0] if found and len({b.kind for b in found}) == 1 else None  # `Net() if x else None`
+        if not found or len({b.kind for b in found}) != 1:
+            return None
+        # `Net() if x else None`; an instance of an imported class (a scaler the project
+        # re-exports?) that may be None is maybe on
+        return replace(found[0], enabled=None) if len(found) != len(branches) else found[0]
 
     def _is_scaler_ctor(self, quals: frozenset[str], last: Optional[str]) -> bool:
         if quals:
@@ -479,7 +505,17 @@ def _merge_enabled(values: Iterable[Optional[bool]]) -> Optional[bool]:
 def _is_optimizer_ctor(qual: Optional[str], last: Optional[str]) -> bool:
     if qual is not None and qual.startswith("torch.optim.") and not qual.startswith("torch.optim.lr_scheduler"):
         return (last or "")[:1].isupper()
-    return last in _OPTIMIZER_NAMES
+    return last in OPTIMIZER_NAMES
+
+
+def _is_made(func: cst.BaseExpression, quals: frozenset[str]) -> bool:
+    """A call of a function that may be the project's: `self.method(...)`, a plain name, an
+    imported name outside torch."""
+    if isinstance(func, cst.Attribute):
+        return isinstance(func.value, cst.Name) and func.value.value == "self"
+    if isinstance(func, cst.Name):
+        return not quals or (len(quals) == 1 and not next(iter(quals)).startswith("torch."))
+    return False
 
 
 def _is_torch(tree: SourceTree, call: cst.Call) -> bool:

@@ -137,13 +137,13 @@ class _Workspace:
 
     def project(self) -> "Project":
         if self._project is None:
-            from ampcheck.lint.project import Project  # libcst: only when something is analysed
+            from ampcheck.lint.project import Project
 
             cache = self.cache
             self._project = Project(
                 Path(self.root), _summarize,
                 cache.get_json if cache is not None else None, cache.put_json if cache is not None else None,
-                implementation(), self.settings.max_file_size, digests=self.digests,
+                implementation(), self.settings.max_file_size, self.settings.is_excluded, digests=self.digests,
             )
         return self._project
 

@@ -82,16 +82,15 @@ class FileModel(SourceTree):
 
     def event_finding(self, code: str, event: Event, message: str) -> Optional[Finding]:
         """A finding about an event: at the event when it is written in this file, else at
-        the call in this file that leads to it, saying where the event is. None for an event
+        the call in this file that leads to it, naming the function the event is in. None for an event
         no call of this file leads to (a base class's code replayed for a subclass)."""
         if event.node is not None:
             return self.finding(code, event.node, message)
         home = os.path.abspath(self.path)
         for call in reversed(event.via):
             if call.path == home and call.op.node is not None:
-                loc = event.op.loc
-                where = f" (in {self.project.display(event.path)}:{loc.line})" if loc is not None else ""
-                return self.finding(code, call.op.node, message + where)
+                where = f"`{event.function}` in {self.project.display(event.path)}"
+                return self.finding(code, call.op.node, f"{message} (in {where})")
         return None
 
 
@@ -110,4 +109,4 @@ def summarize(path: str, text: str, module_name: str) -> Optional[ModuleSummary]
     consts = ConstEval(tree)
     summary = build_summary(tree, Bindings(tree, consts), module_name)
     summary.path = os.path.abspath(path)
-    return ModuleSummary.from_json(summary.to_json(tree))
+    return ModuleSummary.from_json(summary.to_json())

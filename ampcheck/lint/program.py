@@ -31,6 +31,7 @@ API:
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional, Sequence, Union
 
@@ -51,7 +52,11 @@ _BUILTINS = frozenset(
 _TORCH_SAVE = "torch.save"
 _AUTOGRAD_GRAD = "torch.autograd.grad"
 _AUTOGRAD_BACKWARD = "torch.autograd.backward"
+# Receivers whose `clip_grad_norm_` unscales first (accelerate, Fabric, DeepSpeed engines,
+# fairseq's and mmengine's optimizer wrappers): a clip there is no read of scaled gradients.
+_FRAMEWORK_CLIP = re.compile(r"accelerator|fabric|engine|trainer|runner|wrapper|optim|strategy", re.I)
 _TEXT_LIMIT = 80
+_MAX_ALIASES = 4
 
 
 # -- what a binding says, as data ------------------------------------------------------------------
@@ -70,6 +75,7 @@ class BindingInfo:
     cls: Optional[str] = None
     inferred: bool = False
     toggles: tuple[str, ...] = ()
+    made_by: Optional[str] = None  # an "instance" of what this function returns ("self.m" or a qualified name)
 
 
 # -- references ----------------------------------------------------------------------------------------
@@ -91,12 +97,22 @@ class Value:
 
 
 @dataclass(frozen=True)
+class Member:
+    """`base.name` of a value whose class the project may hold (`model.fp16_scaler`), or a
+    local name assigned from one (`fp16_scaler = model.fp16_scaler`)."""
+
+    base: "Ref"
+    name: str
+    text: Optional[str] = None
+
+
+@dataclass(frozen=True)
 class Scaled:
     scaler: "Ref"
     text: Optional[str] = None
 
 
-Ref = Union[Param, Attr, Value, Scaled]
+Ref = Union[Param, Attr, Value, Member, Scaled]
 
 
 # -- callees -------------------------------------------------------------------------------------------
@@ -132,14 +148,6 @@ Callee = Union[Local, Imported, SelfMethod, Method, Unknown]
 
 
 # -- programs --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Loc:
-    line: int
-    col: int  # 1-based, like findings
-    end_line: int
-    end_col: int
-
-
 @dataclass(eq=False)
 class GuardSpec:
     """One condition as written; identity is the object (one per statement and branch)."""
@@ -148,7 +156,6 @@ class GuardSpec:
     branch: str  # "body" | "orelse" | "loop" | "retry" | "except" | "case<N>"
     stmt: int  # the statement, the same for all its branches (unique within the module)
     test: Optional[str] = None
-    loc: Optional[Loc] = None
     node: Optional[cst.CSTNode] = field(default=None, repr=False)
 
     @property
@@ -166,7 +173,6 @@ class Op:
     star: bool = False  # `*args` / `**kwargs` forwarded
     text: str = ""  # one-line spelling of the call or read, for messages
     subject: str = ""  # one-line spelling of a method call's receiver (the loss of a backward)
-    loc: Optional[Loc] = None
     node: Optional[cst.CSTNode] = field(default=None, repr=False)
 
 
@@ -179,7 +185,7 @@ class FunctionProgram:
     param_bindings: dict[str, BindingInfo]  # what a parameter is when no caller says
     ops: list[Op]
     self_name: Optional[str] = None  # the receiver parameter of a method
-    loc: Optional[Loc] = None
+    returns: Optional[str] = None  # the qualified name of the class whose instances it returns
     node: Optional[cst.CSTNode] = field(default=None, repr=False)
 
     @property
@@ -194,7 +200,6 @@ class ClassInfo:
     methods: dict[str, str]  # name -> function key
     attrs: dict[str, BindingInfo]  # `self.<attr>` bindings made in the class's methods
     escapes: frozenset[str]  # attributes used other than as the receiver of a method call
-    loc: Optional[Loc] = None
 
 
 @dataclass
@@ -206,8 +211,8 @@ class ModuleSummary:
     path: str = ""
 
     # -- the disk form --------------------------------------------------------------------------
-    def to_json(self, tree: Optional[SourceTree] = None) -> dict[str, Any]:
-        return _Encoder(tree).module(self)
+    def to_json(self) -> dict[str, Any]:
+        return _Encoder().module(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "ModuleSummary":
@@ -228,11 +233,6 @@ def scope_key(tree: SourceTree, node: cst.CSTNode) -> str:
     return ".".join(reversed(names))
 
 
-def binding_info(b: Optional[Binding], module_name: str, tree: SourceTree) -> Optional[BindingInfo]:
-    if b is None:
-        return None
-    cls = f"{module_name}.{scope_key(tree, b.cls)}" if b.cls is not None else b.class_qualname
-    return BindingInfo(b.kind, b.qualname, b.enabled, b.device, cls, b.inferred, b.toggles)
 
 
 class _Builder:
@@ -241,6 +241,7 @@ class _Builder:
         self.b = bindings
         self.module_name = module_name
         self._guard_cache: dict[tuple[int, str], GuardSpec] = {}
+        self._aliases = 0  # `x = y.a` ... `y = x.b`: how deep `ref` is in following them
         self._scaled = self._index_scaled_assignments()
         self._local_functions = self._index_local_functions()
 
@@ -277,10 +278,10 @@ class _Builder:
         }
         attrs = {}
         for attr_key, b in self.b.class_attributes(c).items():
-            info = binding_info(b, self.module_name, self.tree)
+            info = self._info(b)
             if info is not None:
                 attrs[attr_key[len("self."):]] = info
-        return ClassInfo(key, tuple(bases), methods, attrs, self._escapes(c), node_loc(self.tree, c))
+        return ClassInfo(key, tuple(bases), methods, attrs, self._escapes(c))
 
     def _escapes(self, c: cst.ClassDef) -> frozenset[str]:
         """`self.<attr>` uses that hand the attribute itself on (returned, passed, stored,
@@ -313,14 +314,50 @@ class _Builder:
         self_name = params[0] if in_class and params and not static else None
         param_bindings = {}
         for name in _param_names(fn):
-            info = binding_info(self.b.param_binding(fn, name), self.module_name, self.tree)
+            info = self._info(self.b.param_binding(fn, name))
             if info is not None:
                 param_bindings[name] = info
         kwonly = tuple(p.name.value for p in fn.params.kwonly_params)
         return FunctionProgram(
             scope_key(self.tree, fn), scope_key(self.tree, cls) if in_class and cls is not None else None,
-            tuple(params), kwonly, param_bindings, ops, self_name, node=fn,
+            tuple(params), kwonly, param_bindings, ops, self_name, self._returns(fn), node=fn,
         )
+
+    def _returns(self, fn: cst.FunctionDef) -> Optional[str]:
+        """The class a function's annotation says it returns, else the one class every
+        `return` constructs (`return Optimizers(config, groups)`)."""
+        if fn.returns is not None:
+            return self._class_name(fn.returns.annotation)
+        found = set()
+        for node in self.tree.returns_of(fn):
+            value = node.value
+            found.add(self._class_name(value.func) if isinstance(value, cst.Call) else None)
+        return found.pop() if len(found) == 1 else None
+
+    def _class_name(self, expr: cst.BaseExpression) -> Optional[str]:
+        text = dotted(expr)
+        if text is None:
+            return None
+        local = self.b.class_named(text)
+        if local is not None:
+            return f"{self.module_name}.{scope_key(self.tree, local)}"
+        q = self.tree.qualname(expr)
+        return q if q is not None and q.rpartition(".")[2][:1].isupper() else None
+
+    def _info(self, b: Optional[Binding]) -> Optional[BindingInfo]:
+        if b is None:
+            return None
+        cls = f"{self.module_name}.{scope_key(self.tree, b.cls)}" if b.cls is not None else b.class_qualname
+        return BindingInfo(b.kind, b.qualname, b.enabled, b.device, cls, b.inferred, b.toggles, self._maker(b))
+
+    def _maker(self, b: Binding) -> Optional[str]:
+        func = b.maker
+        if isinstance(func, cst.Attribute):
+            return f"self.{func.attr.value}"
+        if isinstance(func, cst.Name) and isinstance(b.node, cst.Call):
+            local = self._local_function(b.node, func.value)
+            return f"{self.module_name}.{local}" if local is not None else self.tree.qualname(func)
+        return None
 
     # -- statements -------------------------------------------------------------------------------------
     def _guard(self, node: cst.CSTNode, branch: str) -> GuardSpec:
@@ -404,6 +441,8 @@ class _Builder:
             recv = func.value
             if _is_super_call(recv):
                 return self._op(call, guards, self._self_method(call, func.attr.value, super_=True))
+            if func.attr.value in CLIP and not _FRAMEWORK_CLIP.search(self._text(recv)):
+                return Op("grad_use", guards, text=self._text(func), node=call)  # FSDP's model.clip_grad_norm_
             if self._is_self(recv):
                 return self._op(call, guards, self._self_method(call, func.attr.value))
             op = self._op(call, guards, Method(self.ref(recv), func.attr.value))
@@ -482,8 +521,27 @@ class _Builder:
                 return Param(expr.value)
         elif isinstance(expr, cst.Attribute) and self._is_self(expr.value) and isinstance(expr.value, cst.Name):
             return Attr(expr.attr.value)
-        binding = binding_info(self.b.lookup(expr, expr), self.module_name, self.tree)
-        return Value(text, binding, self.tree.qualname(expr))
+        found = self.b.lookup(expr, expr)
+        qualname = self.tree.qualname(expr)
+        if found is None and qualname is None and self._aliases < _MAX_ALIASES:
+            self._aliases += 1
+            try:
+                member = self._member(expr, text)
+            finally:
+                self._aliases -= 1
+            if member is not None:
+                return member
+        return Value(text, self._info(found), qualname)
+
+    def _member(self, expr: cst.BaseExpression, text: str) -> Optional[Member]:
+        """`a.b` on a name, or a name whose one reaching value is such an `a.b`."""
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+            return Member(self.ref(expr.value), expr.attr.value, text)
+        if isinstance(expr, cst.Name):
+            value = self.b.reaching_value(expr)
+            if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name):
+                return Member(self.ref(value.value), value.attr.value, text)
+        return None
 
     def _is_self(self, expr: cst.BaseExpression) -> bool:
         """The receiver parameter of the method `expr` sits in (`self`, whatever it is named)."""
@@ -584,11 +642,6 @@ class _Builder:
         return False
 
 
-def node_loc(tree: SourceTree, node: cst.CSTNode) -> Loc:
-    r = tree.range(node)
-    return Loc(r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
-
-
 def _statements(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     if isinstance(node, cst.Module):
         return node.body
@@ -633,23 +686,17 @@ def _names_in(target: cst.BaseExpression) -> Iterator[cst.Name]:
 
 
 # -- the disk form -------------------------------------------------------------------------------------
-_REF_TYPES = {"param": Param, "attr": Attr, "value": Value, "scaled": Scaled}
+_REF_TYPES = {"param": Param, "attr": Attr, "value": Value, "member": Member, "scaled": Scaled}
 _CALLEE_TYPES = {"local": Local, "imported": Imported, "self": SelfMethod, "method": Method, "unknown": Unknown}
 
 
 class _Encoder:
-    """Summaries as JSON-ready dicts; a tree (when given) supplies the positions of nodes."""
+    """Summaries as JSON-ready dicts."""
 
-    def __init__(self, tree: Optional[SourceTree]) -> None:
-        self.tree = tree
+    def __init__(self) -> None:
         self.guards: dict[int, int] = {}
         self.stmts: dict[int, int] = {}
         self.guard_list: list[dict[str, Any]] = []
-
-    def loc(self, loc: Optional[Loc], node: Optional[cst.CSTNode]) -> Optional[list[int]]:
-        if loc is None and node is not None and self.tree is not None:
-            loc = node_loc(self.tree, node)
-        return None if loc is None else [loc.line, loc.col, loc.end_line, loc.end_col]
 
     def module(self, m: ModuleSummary) -> dict[str, Any]:
         functions = {k: self.function(p) for k, p in m.functions.items()}
@@ -666,15 +713,13 @@ class _Encoder:
         return {
             "key": c.key, "bases": list(c.bases), "methods": c.methods,
             "attrs": {k: self.binding(b) for k, b in c.attrs.items()}, "escapes": sorted(c.escapes),
-            "loc": self.loc(c.loc, None),
         }
 
     def function(self, p: FunctionProgram) -> dict[str, Any]:
         return {
             "key": p.key, "cls": p.cls, "params": list(p.params), "kwonly": list(p.kwonly),
             "param_bindings": {k: self.binding(b) for k, b in p.param_bindings.items()},
-            "ops": [self.op(o) for o in p.ops], "self_name": p.self_name,
-            "loc": self.loc(p.loc, p.node if isinstance(p.node, cst.FunctionDef) else None),
+            "ops": [self.op(o) for o in p.ops], "self_name": p.self_name, "returns": p.returns,
         }
 
     def guard(self, g: GuardSpec) -> int:
@@ -682,7 +727,7 @@ class _Encoder:
         if i is None:
             i = self.guards[id(g)] = len(self.guard_list)
             stmt = self.stmts.setdefault(g.stmt, len(self.stmts))
-            self.guard_list.append({"kind": g.kind, "branch": g.branch, "stmt": stmt, "test": g.test, "loc": self.loc(g.loc, g.node)})
+            self.guard_list.append({"kind": g.kind, "branch": g.branch, "stmt": stmt, "test": g.test})
         return i
 
     def op(self, o: Op) -> dict[str, Any]:
@@ -691,7 +736,7 @@ class _Encoder:
             "callee": self.callee(o.callee) if o.callee is not None else None,
             "args": [self.ref(a) if a is not None else None for a in o.args],
             "kwargs": [[k, self.ref(v)] for k, v in o.kwargs], "star": o.star, "text": o.text,
-            "subject": o.subject, "loc": self.loc(o.loc, o.node),
+            "subject": o.subject,
         }
 
     def callee(self, c: Callee) -> dict[str, Any]:
@@ -704,6 +749,8 @@ class _Encoder:
         tag = next(k for k, t in _REF_TYPES.items() if isinstance(r, t))
         if isinstance(r, Scaled):
             return {"t": tag, "scaler": self.ref(r.scaler), "text": r.text}
+        if isinstance(r, Member):
+            return {"t": tag, "base": self.ref(r.base), "name": r.name, "text": r.text}
         if isinstance(r, Value):
             return {"t": tag, "text": r.text, "binding": self.binding(r.binding), "qualname": r.qualname}
         return {"t": tag, "name": r.name}
@@ -717,12 +764,8 @@ class _Decoder:
     def __init__(self) -> None:
         self.guards: list[GuardSpec] = []
 
-    @staticmethod
-    def loc(data: Optional[list[int]]) -> Optional[Loc]:
-        return None if data is None else Loc(*data)
-
     def module(self, d: dict[str, Any]) -> ModuleSummary:
-        self.guards = [GuardSpec(g["kind"], g["branch"], g["stmt"], g["test"], self.loc(g["loc"])) for g in d["guards"]]
+        self.guards = [GuardSpec(g["kind"], g["branch"], g["stmt"], g["test"]) for g in d["guards"]]
         return ModuleSummary(
             d["name"],
             {k: self.function(p) for k, p in d["functions"].items()},
@@ -733,13 +776,13 @@ class _Decoder:
 
     def cls(self, d: dict[str, Any]) -> ClassInfo:
         attrs = {k: b for k, v in d["attrs"].items() if (b := self.binding(v)) is not None}
-        return ClassInfo(d["key"], tuple(d["bases"]), dict(d["methods"]), attrs, frozenset(d["escapes"]), self.loc(d["loc"]))
+        return ClassInfo(d["key"], tuple(d["bases"]), dict(d["methods"]), attrs, frozenset(d["escapes"]))
 
     def function(self, d: dict[str, Any]) -> FunctionProgram:
         pb = {k: b for k, v in d["param_bindings"].items() if (b := self.binding(v)) is not None}
         return FunctionProgram(
             d["key"], d["cls"], tuple(d["params"]), tuple(d["kwonly"]), pb,
-            [self.op(o) for o in d["ops"]], d["self_name"], self.loc(d["loc"]),
+            [self.op(o) for o in d["ops"]], d["self_name"], d["returns"],
         )
 
     def op(self, d: dict[str, Any]) -> Op:
@@ -747,7 +790,7 @@ class _Decoder:
             d["kind"], tuple(self.guards[i] for i in d["guards"]),
             self.callee(d["callee"]) if d["callee"] is not None else None,
             tuple(self.ref(a) if a is not None else None for a in d["args"]),
-            tuple((k, self.ref(v)) for k, v in d["kwargs"]), d["star"], d["text"], d["subject"], self.loc(d["loc"]),
+            tuple((k, self.ref(v)) for k, v in d["kwargs"]), d["star"], d["text"], d["subject"],
         )
 
     def callee(self, d: dict[str, Any]) -> Callee:
@@ -760,6 +803,8 @@ class _Decoder:
         t = d["t"]
         if t == "scaled":
             return Scaled(self.ref(d["scaler"]), d["text"])
+        if t == "member":
+            return Member(self.ref(d["base"]), d["name"], d["text"])
         if t == "value":
             return Value(d["text"], self.binding(d["binding"]), d["qualname"])
         return _REF_TYPES[t](d["name"])

@@ -17,6 +17,7 @@ is replayed only while those files are unchanged.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Optional
@@ -41,6 +42,8 @@ _BASE_KINDS = {
     "torch.distributed.fsdp.ShardedGradScaler": "scaler",
 }
 _MAX_EXPORT_HOPS = 8
+# folders that hold installed code or build output, never the project's own modules
+_NEVER_PROJECT = frozenset({"__pycache__", "node_modules", "site-packages", "build", "dist", "venv", "env"})
 _PROJECT_MARKERS = (".git", ".hg")
 
 
@@ -89,10 +92,12 @@ class Project:
     cache_put: Optional[CachePut] = None
     implementation: str = ""
     max_file_size: Optional[int] = None
+    excluded: Optional[Callable[[Path, bool], bool]] = None  # the run's excludes
     _by_path: dict[str, _Loaded] = field(default_factory=dict)
     _modules: dict[tuple[str, str], Optional[str]] = field(default_factory=dict)  # (name, importer dir) -> path
     _recorded: Optional[dict[str, str]] = None
     digests: FileDigests = field(default_factory=FileDigests)
+    _texts: Optional[dict[str, str]] = None
 
     # -- modules ---------------------------------------------------------------------------------
     def module_name(self, path: str) -> str:
@@ -165,6 +170,35 @@ class Project:
             self.cache_put(cache_key, summary.to_json())
         return _Loaded(summary, digest)
 
+    # -- searching the project -----------------------------------------------------------------
+    def files_mentioning(self, *words: str) -> list[str]:
+        """The project's Python files (absolute paths) whose text names every one of `words`:
+        where the callers of a function may be. Every file is read once per run."""
+        patterns = [re.compile(rf"\b{re.escape(w)}\b") for w in words]
+        return [
+            path for path, text in self._project_texts().items()
+            if all(w in text for w in words) and all(p.search(text) for p in patterns)
+        ]
+
+    def _project_texts(self) -> dict[str, str]:
+        if self._texts is None:
+            self._texts = {}
+            for folder, dirs, files in os.walk(self.root):
+                here = Path(folder)
+                dirs[:] = sorted(d for d in dirs if not self._skip(here / d, True))
+                for name in sorted(files):
+                    path = here / name
+                    if name.endswith(".py") and not self._skip(path, False):
+                        data = read_regular(str(path))
+                        if data is not None and (self.max_file_size is None or len(data) <= self.max_file_size):
+                            self._texts[str(path)] = data.decode("utf-8", "replace")
+        return self._texts
+
+    def _skip(self, path: Path, is_dir: bool) -> bool:
+        if path.name.startswith(".") or path.name in _NEVER_PROJECT:
+            return True
+        return self.excluded is not None and self.excluded(path, is_dir)
+
     # -- what an analysis read ----------------------------------------------------------------------
     def record(self) -> "Recording":
         """Collect the files (and the hashes of their texts) read while the recording is open."""
@@ -218,6 +252,20 @@ class Project:
                 if _inside(candidate, self.root) and candidate.is_file():
                     return str(candidate)
         return None
+
+    def canonical(self, qualname: str, importer: "ModuleSummary", hops: int = 0) -> str:
+        """The qualified name a project re-export stands for outside the project
+        (`dinov2.fsdp.ShardedGradScaler` -> `torch.distributed.fsdp...ShardedGradScaler`)."""
+        parts = qualname.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            module = self._module(".".join(parts[:i]), importer)
+            if module is None:
+                continue
+            target = module.exports.get(parts[i])
+            if target is None or target == qualname or hops > _MAX_EXPORT_HOPS:
+                return qualname
+            return self.canonical(".".join([target, *parts[i + 1:]]), module, hops + 1)
+        return qualname
 
     def find_class(self, qualname: str, importer: ModuleSummary) -> Optional[tuple[ModuleSummary, ClassInfo]]:
         local = self._local_class(qualname, importer)

@@ -20,8 +20,10 @@ API (facet `model.steps`):
   `event.node` is the op's node when the op is in the linted file, else None;
   `event.region` the innermost autocast region around it (or around the call that leads to it).
 - `model.steps.roots()`: `(FunctionProgram, [Event])` for the module body and every function
-  no code of the file calls, and for each method a base class of another module calls on
-  `self` that this file's subclass overrides (the base's loop around the override).
+  no code of the file calls; for each method a base class (here or in another module) calls
+  on `self` that a subclass of this file overrides (the base's loop around the override); and
+  for the steps of other modules of the project that call into this file's scaler-working
+  functions nothing here calls (a helper judged inside its callers' loops).
 - `model.steps.of(fn)`: the sequence of one function on its own, calls not followed.
 - `model.steps.events`: every event of the file once, as written: for region rules.
 - `model.steps.standalone(module, fn)`: a function of any module replayed on its own (a root
@@ -33,14 +35,14 @@ save, autograd_grad, nonfinite (a check or repair of inf/NaN), opaque.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Iterator, Optional, Union
 
-from ampcheck.lint.bindings import OPTIMIZER_NAME
+from ampcheck.lint.bindings import OPTIMIZER_NAMES, OPTIMIZER_NAME, SCALER_QUALNAMES
 from ampcheck.lint.program import (
-    Attr, BindingInfo, ClassInfo, FunctionProgram, GuardSpec, Imported, Local, Method, ModuleSummary, Op,
-    Param, Ref, Scaled, SelfMethod, Unknown, Value,
+    Attr, BindingInfo, ClassInfo, FunctionProgram, GuardSpec, Imported, Local, Member, Method, ModuleSummary,
+    Op, Param, Ref, Scaled, SelfMethod, Value,
 )
 from ampcheck.lint.project import Project
 
@@ -105,6 +107,8 @@ class Event:
     binding: Optional[BindingInfo] = None
     target: Union[None, str, frozenset[str]] = None
     target_binding: Optional[BindingInfo] = None
+    function: str = ""  # the key of the function the op is written in ("" for a module body)
+    spelled: Optional[str] = None  # the scaler as written where the op is
     home: Optional["StepEvents"] = field(default=None, repr=False)
 
     @property
@@ -141,12 +145,18 @@ class Event:
         return self.binding.enabled if self.binding is not None else None
 
 
-def exclusive(a: Event, b: Event) -> bool:
+def separating(a: Event, b: Event) -> list[Guard]:
+    """The guards of `b` whose condition sends `a` down another branch (an `if` or `match`)."""
     branches = {(g.path, g.spec.stmt, g.via): g.branch for g in a.guards if not g.is_loop}
-    return any(
-        branches.get((g.path, g.spec.stmt, g.via), g.branch) != g.branch and g.kind in ("if", "match")
-        for g in b.guards
-    )
+    return [
+        g for g in b.guards
+        if branches.get((g.path, g.spec.stmt, g.via), g.branch) != g.branch and g.kind in ("if", "match")
+    ]
+
+
+def exclusive(a: Event, b: Event) -> bool:
+    """Whether `a` and `b` never run in the same pass (the two branches of one `if`)."""
+    return bool(separating(a, b))
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,6 +168,11 @@ class Val:
     scaled_by: Optional["Val"] = None
     cls: Optional[ClassRef] = None
     qualname: Optional[str] = None  # it names something imported: never a scaler by its name
+    key: Optional[str] = None  # its identity when it has several spellings (a class attribute)
+
+    @property
+    def ident(self) -> Optional[str]:
+        return self.key or self.text
 
     @property
     def kind(self) -> Optional[str]:
@@ -188,48 +203,90 @@ class StepEvents:
         return iter(self._roots)
 
     def of(self, fn: FunctionProgram) -> list[Event]:
+        return self._sequence(self._root_frame(self.home, fn), follow=False)
+
+    def _sequence(self, frame: _Frame, follow: bool) -> list[Event]:
         out: list[Event] = []
-        self._replay(self._root_frame(self.home, fn), out, follow=False)
-        return out
+        self._replay(frame, out, follow)
+        return self._spell(out)
+
+    def _spell(self, events: list[Event]) -> list[Event]:
+        """Each scaler named one way: an attribute reached under several spellings
+        (`self.fp16_scaler` in the model, `fp16_scaler = model.fp16_scaler` in the loop) is
+        named as the linted file writes it, nearest the root first."""
+        names: dict[str, str] = {}
+        for e in sorted(events, key=lambda e: (e.path != self.path, len(e.via))):
+            if e.scaler is not None and e.spelled is not None:
+                names.setdefault(e.scaler, e.spelled)
+        if all(k == v for k, v in names.items()):
+            return events
+        return [
+            replace(e, scaler=names.get(e.scaler, e.scaler)) if e.scaler is not None
+            else replace(e, target=frozenset(names.get(t, t) for t in e.target)) if e.kind == "opaque" and isinstance(e.target, frozenset)
+            else e
+            for e in events
+        ]
 
     @cached_property
     def events(self) -> list[Event]:
         return [e for fn in self.home.functions.values() for e in self.of(fn)]
 
+    def never_updated(self, e: Event) -> bool:
+        """Whether the scaler `e` uses is one its class owns and keeps to itself (a private
+        `self._scaler` it constructs, never handed out) and that no method of the class or of
+        its project bases ever `update()`s."""
+        text, b = e.scaler or "", e.binding
+        attr = text[len("self."):]
+        if not text.startswith("self._") or "." in attr or b is None or b.kind != "scaler" or b.inferred:
+            return False
+        module = self.home if e.path == self.path else self.project.summary(e.path)
+        fn = module.functions.get(e.function) if module is not None else None
+        cls = module.classes.get(fn.cls) if module is not None and fn is not None and fn.cls is not None else None
+        if module is None or cls is None:
+            return False
+        for m, c in self.project.mro(module, cls):
+            if attr in c.escapes:
+                return False
+            for key in c.methods.values():
+                for op in m.functions[key].ops if key in m.functions else ():
+                    callee = op.callee
+                    if isinstance(callee, Method) and callee.recv == Attr(attr) and callee.name == "update":
+                        return False
+        return True
+
     def standalone(self, module: ModuleSummary, fn: FunctionProgram) -> list[Event]:
         found = self._standalone.get(id(fn))
         if found is None:
-            found = self._standalone[id(fn)] = []
-            self._replay(self._root_frame(module, fn), found, follow=True)
+            found = self._standalone[id(fn)] = self._sequence(self._root_frame(module, fn), follow=True)
         return found
 
     @cached_property
     def _roots(self) -> list[tuple[FunctionProgram, list[Event]]]:
-        called = self._called_functions()
         found = []
-        for fn in self.home.functions.values():
-            if id(fn) in called:
-                continue
-            out: list[Event] = []
-            self._replay(self._root_frame(self.home, fn), out, follow=True)
-            if out:
-                found.append((fn, out))
-        for fn, frame in self._template_roots():
-            out = []
-            self._replay(frame, out, follow=True)
+        for fn, frame in self._root_frames(self.home):
+            out = self._sequence(frame, follow=True)
             if any(e.path == self.path for e in out):
                 found.append((fn, out))
-        return found
+        return found + list(self._caller_roots())
+
+    def _root_frames(self, module: ModuleSummary) -> Iterator[tuple[FunctionProgram, _Frame]]:
+        """Where a module's training steps start: its body, every function nothing in it
+        calls, and the template methods of base classes around its overrides."""
+        called = self._called_functions(module)
+        for fn in module.functions.values():
+            if id(fn) not in called:
+                yield fn, self._root_frame(module, fn)
+        yield from self._template_roots(module)
 
     def _root_frame(self, module: ModuleSummary, fn: FunctionProgram) -> _Frame:
         cls = module.classes.get(fn.cls) if fn.cls is not None else None
         return _Frame(module, fn, {}, (module, cls) if cls is not None else None, stack=(id(fn),))
 
-    def _called_functions(self) -> set[int]:
-        """The functions of this file that code of this file calls (they are replayed there)."""
+    def _called_functions(self, module: ModuleSummary) -> set[int]:
+        """The functions of a module that its own code calls (they are replayed there)."""
         found: set[int] = set()
-        for fn in self.home.functions.values():
-            frame = self._root_frame(self.home, fn)
+        for fn in module.functions.values():
+            frame = self._root_frame(module, fn)
             for op in fn.ops:
                 if op.kind != "call" or op.callee is None:
                     continue
@@ -239,38 +296,75 @@ class StepEvents:
         return found
 
     def _static_target(self, op: Op, frame: _Frame) -> Optional[FunctionProgram]:
-        callee = op.callee
+        module, callee = frame.module, op.callee
         if isinstance(callee, Local):
-            return self.home.functions.get(callee.key)
+            return module.functions.get(callee.key)
         if isinstance(callee, SelfMethod) and frame.self_cls is not None:
             found = self.project.method(*frame.self_cls, callee.name, after=callee.super_)
-            return found[2] if found is not None and found[0] is self.home else None
+            return found[2] if found is not None and found[0] is module else None
         if isinstance(callee, Method) and isinstance(callee.recv, Value):
-            cls = self._class_of(callee.recv.binding, self.home)
+            cls = self._class_of(callee.recv.binding, module)
             if cls is not None:
                 found = self.project.method(*cls, callee.name)
-                return found[2] if found is not None and found[0] is self.home else None
+                return found[2] if found is not None and found[0] is module else None
         return None
 
-    def _template_roots(self) -> Iterator[tuple[FunctionProgram, _Frame]]:
-        """A base class of another module whose methods call, on `self`, a method this file's
-        subclass overrides (`Brain.fit` looping over `self.fit_batch(batch)`): those base
-        methods, replayed for the subclass, are where the override runs once per iteration."""
-        for cls in self.home.classes.values():
+    def _template_roots(self, module: ModuleSummary) -> Iterator[tuple[FunctionProgram, _Frame]]:
+        """A base class (in this module or another) whose methods call, on `self`, a method a
+        subclass of this module overrides (`Brain.fit` looping over `self.fit_batch(batch)`):
+        those base methods, replayed for the subclass, are where the override runs once per
+        iteration."""
+        for cls in module.classes.values():
             own = set(cls.methods)
-            ref: ClassRef = (self.home, cls)
-            for module, base in list(self.project.mro(self.home, cls))[1:]:
-                if module is self.home:
-                    continue
+            ref: ClassRef = (module, cls)
+            for base_module, base in list(self.project.mro(module, cls))[1:]:
                 for name, key in base.methods.items():
-                    fn = module.functions.get(key)
+                    fn = base_module.functions.get(key)
                     if fn is None or name in own:
                         continue
                     if any(
                         isinstance(op.callee, SelfMethod) and not op.callee.super_ and op.callee.name in own
                         for op in fn.ops
                     ):
-                        yield fn, _Frame(module, fn, {}, ref, stack=(id(fn),))
+                        yield fn, _Frame(base_module, fn, {}, ref, stack=(id(fn),))
+
+    def _caller_roots(self) -> Iterator[tuple[FunctionProgram, list[Event]]]:
+        """The training steps of other modules that reach a function of this file which works
+        a scaler it is handed or holds, and that nothing in this file calls (a trainer's
+        helper, a loss-scaler wrapper's method): replayed from there, the function is seen in
+        its callers' loops, so linting its module alone still judges it in context."""
+        called = self._called_functions(self.home)
+        wanted = {
+            fn.name for fn in self.home.functions.values()
+            if fn.key and id(fn) not in called and any(self._works_a_scaler(op, fn) for op in fn.ops)
+        }
+        stem = self.home.name.rpartition(".")[2]
+        paths = {p for name in sorted(wanted) for p in self.project.files_mentioning(stem, name)} - {self.path}
+        for path in sorted(paths):
+            module = self.project.summary(path)
+            if module is None:
+                continue
+            for fn, frame in self._root_frames(module):
+                out = self._sequence(frame, follow=True)
+                if any(e.path == self.path for e in out):
+                    yield fn, out
+
+    def _works_a_scaler(self, op: Op, fn: FunctionProgram) -> bool:
+        """A scaler call on a parameter or `self.` attribute that is (or is named as) a
+        GradScaler: what the function does depends on what its caller hands it or how its
+        object is used."""
+        callee = op.callee
+        if not isinstance(callee, Method) or callee.name not in ("step", "update", "unscale_", "backward"):
+            return False
+        recv = callee.recv.scaler if isinstance(callee.recv, Scaled) else callee.recv
+        if isinstance(recv, Param):
+            b = fn.param_bindings.get(recv.name)
+            return "scaler" in recv.name.lower() or (b is not None and b.kind == "scaler")
+        if isinstance(recv, Attr) and recv.name:
+            cls = self.home.classes.get(fn.cls) if fn.cls is not None else None
+            b = cls.attrs.get(recv.name) if cls is not None else None
+            return "scaler" in recv.name.lower() or (b is not None and b.kind == "scaler")
+        return False
 
     # -- replay ------------------------------------------------------------------------------------
     def _replay(self, frame: _Frame, out: list[Event], follow: bool) -> None:
@@ -284,7 +378,7 @@ class StepEvents:
                 out.append(self._event(op.kind, op, frame, guards))
 
     def _event(self, kind: str, op: Op, frame: _Frame, guards: tuple[Guard, ...], **kw: object) -> Event:
-        return Event(kind, op, frame.module.path, guards, frame.via, home=self, **kw)  # type: ignore[arg-type]
+        return Event(kind, op, frame.module.path, guards, frame.via, function=frame.fn.key, home=self, **kw)  # type: ignore[arg-type]
 
     def _call(self, op: Op, frame: _Frame, guards: tuple[Guard, ...], out: list[Event], follow: bool) -> None:
         callee = op.callee
@@ -333,7 +427,7 @@ class StepEvents:
         if name == "backward":
             scaled = self._scaler(recv.scaled_by) if recv.scaled_by is not None else None
             if scaled is not None:
-                out.append(self._event("scaled_backward", op, frame, guards, scaler=scaled[0], binding=scaled[1]))
+                out.append(self._event("scaled_backward", op, frame, guards, scaler=scaled[0], binding=scaled[1], spelled=_spelling(op, scaled=True)))
             elif positional and (not _tensor_like(recv.text) or self._is_optimizer(recv)):
                 # accelerator.backward(loss), engine.backward(loss), fairseq's
                 # optimizer.backward(loss): the framework scales
@@ -345,10 +439,11 @@ class StepEvents:
         scaler = self._scaler(recv)
         if scaler is not None:
             kind = _SCALER_METHODS.get(name)
-            if kind is not None and (kind == "update" or positional):
-                opt = self.val(positional[0], frame) if positional else None
+            opt_ref = positional[0] if positional else dict(op.kwargs).get("optimizer")
+            if kind is not None and (kind == "update" or opt_ref is not None):
+                opt = self.val(opt_ref, frame) if opt_ref is not None else None
                 out.append(self._event(
-                    kind, op, frame, guards, scaler=scaler[0], binding=scaler[1],
+                    kind, op, frame, guards, scaler=scaler[0], binding=scaler[1], spelled=_spelling(op),
                     target=opt.text if opt is not None else None, target_binding=opt.binding if opt is not None else None,
                 ))
             return
@@ -404,7 +499,7 @@ class StepEvents:
             if v.text is None:
                 continue
             if v.kind in _HANDED_KINDS or self._scaler(v) is not None or self._is_optimizer(v):
-                handed.add(v.text)
+                handed.add(v.ident)
         if handed:
             out.append(self._event("opaque", op, frame, guards, target=frozenset(handed)))
 
@@ -414,29 +509,69 @@ class StepEvents:
             if ref.name in frame.args:
                 return frame.args[ref.name]
             b = frame.fn.param_bindings.get(ref.name)  # no caller says: what it is by itself
-            return Val(ref.name, b, cls=self._class_of(b, frame.module))
+            return self._bound(ref.name, b, frame.module, self_cls=frame.self_cls)
         if isinstance(ref, Attr):
             if not ref.name:
                 return Val("self", cls=frame.self_cls)
-            b = self._attribute(frame.self_cls, ref.name)
-            return Val(f"self.{ref.name}", b, cls=self._class_of(b, frame.module if frame.self_cls is None else frame.self_cls[0]))
+            return self._member(f"self.{ref.name}", frame.self_cls, ref.name, frame.module)
+        if isinstance(ref, Member):
+            base = self.val(ref.base, frame)
+            return self._member(ref.text, base.cls, ref.name, frame.module)
         if isinstance(ref, Scaled):
             return Val(ref.text, scaled_by=self.val(ref.scaler, frame))
-        b = ref.binding
-        cls = self._class_of(b, frame.module)
-        if b is not None and b.kind == "instance":
-            kind = self.project.base_kind(*cls) if cls is not None else None
-            b = BindingInfo(kind or "object", b.qualname, cls=b.cls) if cls is not None else None
-        return Val(ref.text, b, cls=cls, qualname=ref.qualname)
+        return self._bound(ref.text, ref.binding, frame.module, ref.qualname, frame.self_cls)
 
-    def _attribute(self, cls: Optional[ClassRef], name: str) -> Optional[BindingInfo]:
+    def _member(self, text: Optional[str], cls: Optional[ClassRef], name: str, module: ModuleSummary) -> Val:
+        """An attribute of an object of a project class: what the class (or a base) binds it
+        to, and one identity for every spelling of it (`self.scaler` in the trainer,
+        `trainer.scaler` or an alias of it outside)."""
         if cls is None:
-            return None
-        for _, c in self.project.mro(*cls):
+            return Val(text)
+        for m, c in self.project.mro(*cls):
             b = c.attrs.get(name)
             if b is not None:
-                return b
-        return None
+                v = self._bound(text, b, m, self_cls=cls)
+                return Val(v.text, v.binding, cls=v.cls, key=f"{m.name}.{c.key}.{name}")
+        return Val(text)
+
+    def _bound(
+        self, text: Optional[str], b: Optional[BindingInfo], module: ModuleSummary,
+        qualname: Optional[str] = None, self_cls: Optional[ClassRef] = None,
+    ) -> Val:
+        """A value bound to `b` in `module`, an instance of an imported class (or of what a
+        project function returns) made what the project says the class is: one of its own
+        classes (a model, an optimizer, a scaler subclass, or any object whose methods can be
+        followed), a GradScaler or optimizer it re-exports, else unknown."""
+        if b is not None and b.kind == "instance" and b.cls is None:
+            made = self._made(b.made_by, module, self_cls)
+            b = replace(b, cls=made) if made is not None else None
+        cls = self._class_of(b, module)
+        if b is not None and b.kind == "instance":
+            if cls is not None:
+                b = BindingInfo(self.project.base_kind(*cls) or "object", b.qualname, b.enabled, cls=b.cls)
+            else:
+                b = _external_instance(self.project.canonical(b.cls or "", module), b)
+        return Val(text, b, cls=cls, qualname=qualname)
+
+    def _made(self, maker: Optional[str], module: ModuleSummary, self_cls: Optional[ClassRef]) -> Optional[str]:
+        """The qualified name of the class a project function returns (`self.setup_optimizers`
+        resolved on the object's class, or a function by name)."""
+        if maker is None:
+            return None
+        if maker.startswith("self."):
+            found = self.project.method(*self_cls, maker[len("self."):]) if self_cls is not None else None
+            if found is None or found[2].returns is None:
+                return None
+            return self._qualified(found[2].returns, found[0])
+        symbol = self.project.lookup(maker, module)
+        if symbol is None or symbol.function is None or symbol.function.returns is None:
+            return None
+        return self._qualified(symbol.function.returns, symbol.module)
+
+    def _qualified(self, cls: str, module: ModuleSummary) -> Optional[str]:
+        """A class name as the module that names it sees it, made absolute for any module."""
+        found = self.project.find_class(cls, module)
+        return f"{found[0].name}.{found[1].key}" if found is not None else self.project.canonical(cls, module)
 
     def _class_of(self, b: Optional[BindingInfo], module: ModuleSummary) -> Optional[ClassRef]:
         if b is None or b.cls is None or b.kind not in ("object", "model", "loss", "instance"):
@@ -451,15 +586,15 @@ class StepEvents:
         return self.project.find_class(qualified, module)
 
     def _scaler(self, v: Val) -> Optional[tuple[str, Optional[BindingInfo]]]:
-        """(text, binding) of a GradScaler: bound to one, or named like one and bound nowhere
+        """(identity, binding) of a GradScaler: bound to one, or named like one and bound nowhere
         the project shows."""
         if v.text is None:
             return None
         if v.binding is not None:
-            return (v.text, v.binding) if v.binding.kind == "scaler" else None
+            return (v.ident, v.binding) if v.binding.kind == "scaler" else None  # type: ignore[return-value]
         if v.cls is not None:
             if self.project.base_kind(*v.cls) == "scaler":
-                return v.text, BindingInfo("scaler", enabled=None, inferred=True)
+                return v.ident, BindingInfo("scaler", enabled=None, inferred=True)  # type: ignore[return-value]
             return None
         if v.qualname is None and "scaler" in v.text.rsplit(".", 1)[-1].lower():
             return v.text, None
@@ -474,6 +609,28 @@ class StepEvents:
             return False
         last = v.text.rsplit(".", 1)[-1]
         return bool(OPTIMIZER_NAME.search(last)) and "sched" not in last.lower()
+
+
+def _external_instance(qualname: str, b: BindingInfo) -> Optional[BindingInfo]:
+    if qualname in SCALER_QUALNAMES:
+        return BindingInfo("scaler", qualname, None if b.enabled is not False else False)
+    last = qualname.rsplit(".", 1)[-1]
+    if qualname.startswith("torch.optim.") and not qualname.startswith("torch.optim.lr_scheduler"):
+        return BindingInfo("optimizer", qualname)
+    return BindingInfo("optimizer", qualname) if last in OPTIMIZER_NAMES else None
+
+
+def _spelling(op: Op, scaled: bool = False) -> Optional[str]:
+    """How the code at `op` writes the scaler it calls (`sc` in `sc.step(opt)`, `scaler` in
+    `scaler.scale(loss).backward()`)."""
+    recv = op.callee.recv if isinstance(op.callee, Method) else None
+    if scaled and isinstance(recv, Scaled):
+        recv = recv.scaler
+    if isinstance(recv, Param):
+        return recv.name
+    if isinstance(recv, Attr):
+        return f"self.{recv.name}" if recv.name else "self"
+    return recv.text if isinstance(recv, (Value, Member)) else None
 
 
 def _tensor_like(text: Optional[str]) -> bool:

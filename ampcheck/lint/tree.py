@@ -55,6 +55,9 @@ class _Indexer(cst.CSTVisitor):
             m.assigns.append(node)
         elif isinstance(node, (cst.For, cst.While)):
             m.loops.append(node)
+        elif isinstance(node, cst.Return):
+            if node.value is not None:
+                m.returns.append(node)
         elif isinstance(node, cst.Attribute):
             m.attributes.append(node)
         elif isinstance(node, cst.Name):
@@ -99,6 +102,7 @@ class SourceTree:
         self.loops: list[Union[cst.For, cst.While]] = []
         self.attributes: list[cst.Attribute] = []
         self.imports: list[Union[cst.Import, cst.ImportFrom]] = []
+        self.returns: list[cst.Return] = []  # those returning a value
         # Every Name node by its text: references, targets, attribute and keyword names alike
         # (callers tell them apart by parent), so a rewrite can find all uses of a binding.
         self.name_nodes: dict[str, list[cst.Name]] = {}
@@ -218,6 +222,10 @@ class SourceTree:
             if isinstance(anc, cst.If) and child is not anc.test:
                 yield (self.enclosing_function(anc), self.code_for(anc.test)), child is anc.body
             child = anc
+
+    def returns_of(self, fn: cst.FunctionDef) -> list[cst.Return]:
+        """The `return value` statements of `fn` itself (not of functions nested in it)."""
+        return [r for r in self.returns if self.enclosing_function(r) is fn]
 
     def owns(self, node: cst.CSTNode) -> bool:
         """Whether `node` is a node of this tree (not of another module's)."""

