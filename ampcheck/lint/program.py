@@ -519,6 +519,10 @@ class _Builder:
             fn = self.tree.enclosing_function(expr)
             if fn is not None and expr.value in _param_names(fn) and not self.b.assigned_before(fn, expr.value, expr):
                 return Param(expr.value)
+            local = self._local_function(expr, expr.value)
+            if local is not None and self.b.lookup(expr, expr) is None:
+                # a function handed on (`gpu_timer(train_step)`): its callee may call it
+                return Value(text, BindingInfo("function", f"{self.module_name}.{local}"))
         elif isinstance(expr, cst.Attribute) and self._is_self(expr.value) and isinstance(expr.value, cst.Name):
             return Attr(expr.attr.value)
         found = self.b.lookup(expr, expr)
@@ -599,8 +603,8 @@ class _Builder:
             out[(self.tree.enclosing_function(f), f.name.value)] = f
         return out
 
-    def _local_function(self, call: cst.Call, name: str) -> Optional[str]:
-        fn = self.tree.enclosing_function(call)
+    def _local_function(self, at: cst.CSTNode, name: str) -> Optional[str]:
+        fn = self.tree.enclosing_function(at)
         while True:
             found = self._local_functions.get((fn, name))
             if found is not None:

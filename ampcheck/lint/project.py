@@ -221,9 +221,9 @@ class Project:
         return None
 
     def _member(self, module: ModuleSummary, rest: list[str], hops: int) -> Optional[Symbol]:
-        head = rest[0]
-        if len(rest) == 1 and head in module.functions and module.functions[head].cls is None:
-            return Symbol(module, function=module.functions[head])
+        head, key = rest[0], ".".join(rest)
+        if key in module.functions and module.functions[key].cls is None:
+            return Symbol(module, function=module.functions[key])  # a function, nested ones included
         if head in module.classes:
             cls = module.classes[head]
             if len(rest) == 1:

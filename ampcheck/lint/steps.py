@@ -317,11 +317,13 @@ class StepEvents:
         for cls in module.classes.values():
             own = set(cls.methods)
             ref: ClassRef = (module, cls)
+            resolved = set(own)  # names an earlier class of the MRO already defines
             for base_module, base in list(self.project.mro(module, cls))[1:]:
                 for name, key in base.methods.items():
                     fn = base_module.functions.get(key)
-                    if fn is None or name in own:
+                    if fn is None or name in resolved:
                         continue
+                    resolved.add(name)
                     if any(
                         isinstance(op.callee, SelfMethod) and not op.callee.super_ and op.callee.name in own
                         for op in fn.ops
@@ -458,7 +460,16 @@ class StepEvents:
 
     def _follow_method(self, op: Op, recv: Val, name: str, frame: _Frame, guards: tuple[Guard, ...], out: list[Event], follow: bool) -> bool:
         """Enter `recv.name(...)` when the project defines the class of `recv` (a method of it
-        or of a base); False when it does not."""
+        or of a base), or `recv(...)` when `recv` is a project function handed on as a value;
+        False when it is neither."""
+        if name == "__call__" and recv.cls is None:
+            named = recv.binding.qualname if recv.binding is not None and recv.binding.kind == "function" else recv.qualname
+            symbol = self.project.lookup(named, frame.module) if named else None
+            if symbol is None or symbol.function is None or symbol.cls is not None:
+                return False
+            if follow:
+                self._enter(op, frame, guards, out, symbol.module, symbol.function, frame.self_cls, skip_self=False)
+            return True
         if recv.cls is None:
             return False
         found = self.project.method(*recv.cls, name)

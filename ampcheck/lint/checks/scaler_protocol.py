@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 import libcst as cst
 
@@ -94,6 +94,11 @@ class _Step:
             return True
         return any(g.test is not None and _NONFINITE_TEST.search(g.test) for g in b.guards)
 
+    def training_loops(self, e: Event) -> tuple[Guard, ...]:
+        """The loops around `e` that back-propagate (not a loop over the optimizers)."""
+        backs = [x for x in self.events if x.kind in ("scaled_backward", "backward")]
+        return tuple(g for g in e.loops if any(g in x.loops for x in backs))
+
     def between(self, a: Event, b: Event) -> list[Event]:
         i, j = self.index(a), self.index(b)
         return self.events[i + 1 : j]
@@ -143,25 +148,37 @@ def _say(b: Optional[Binding], text: str) -> str:
     return prefix + (text[0].lower() + text[1:] if prefix else text)
 
 
-def _report(model: FileModel, code: str, event: Event, message: str) -> Iterator[Finding]:
-    found = model.event_finding(code, event, message)
-    if found is not None:
-        yield found
+Rule = Callable[[_Step], Iterator[tuple[Event, str]]]
+
+
+def _judge(model: FileModel, code: str, rule: Rule) -> Iterator[Finding]:
+    """The findings of a rule over every step sequence of the file, once per place. An event
+    written in another module is reported at the call of this file that leads to it, unless
+    the function it is written in shows the bug on its own: that is its own module's finding."""
+    seen: set[tuple[int, int]] = set()
+    for step in _steps(model):
+        for event, message in rule(step):
+            if event.node is None and _shown_alone(model, rule, event):
+                continue
+            found = model.event_finding(code, event, message)
+            if found is not None and (found.line, found.col) not in seen:
+                seen.add((found.line, found.col))
+                yield found
+
+
+def _shown_alone(model: FileModel, rule: Rule, event: Event) -> bool:
+    module = model.project.summary(event.path)
+    fn = module.functions.get(event.function) if module is not None else None
+    if module is None or fn is None:
+        return False
+    alone = _Step(model, model.steps.standalone(module, fn))
+    return any(e.op is event.op for e, _ in rule(alone))
 
 
 def _call_text(scaler: str, method: str, target: object, closure: bool = False) -> str:
     """A short spelling of a scaler call for messages (the source may span lines)."""
     opt = target if isinstance(target, str) else "optimizer"
     return f"{scaler}.{method}({opt}{', closure' if closure else ''})"
-
-
-def _dedupe(findings: Iterable[Finding]) -> Iterator[Finding]:
-    seen: set[tuple[str, int, int]] = set()
-    for f in findings:
-        key = (f.code, f.line, f.col)
-        if key not in seen:
-            seen.add(key)
-            yield f
 
 
 def _loops_prefix(short: tuple, long: tuple) -> bool:
@@ -171,39 +188,36 @@ def _loops_prefix(short: tuple, long: tuple) -> bool:
 # -- AMP101 -------------------------------------------------------------------------------------
 @check("AMP101")
 def optimizer_step_bypasses_scaler(model: FileModel) -> Iterator[Finding]:
-    return _dedupe(_amp101(model))
+    return _judge(model, "AMP101", _amp101)
 
 
-def _amp101(model: FileModel) -> Iterator[Finding]:
-    for step in _steps(model):
-        scalers = step.scalers()
-        for o in step.of("opt_step"):
-            last = _last_backward(step, o)
-            if last is None or last.kind != "scaled_backward" or last.scaler not in scalers:
-                continue
-            if step.blocked(last.scaler, o.target, at=o):
-                continue
-            s, b = last.scaler, scalers[last.scaler]
-            if any(step.alternative(o, x, b, s) for x in step.events if x.kind in _SCALER_EVENTS and x.scaler == s):
-                continue  # `if scaler is None: opt.step() else: scaler.step(opt)`
-            opt = o.target or "optimizer"
-            unscaled = [
-                x for x in step.between(last, o)
-                if x.kind == "unscale" and x.target == o.target and step.dominates(x, o, b, s)
-            ]
-            if not unscaled:
-                yield from _report(
-                    model, "AMP101", o,
-                    _say(b, f"`{opt}.step()` steps on gradients still multiplied by the loss scale and is "
-                    f"never skipped when they hold inf/NaN; call `{s}.step({opt})` instead"),
-                )
-            elif not step.checks_nonfinite(unscaled[-1], o):
-                yield from _report(
-                    model, "AMP101", o,
-                    _say(b, f"`{opt}.step()` steps on the unscaled gradients even when they hold inf/NaN, which "
-                    f"`{s}.step({opt})` would have skipped (and backed the scale off for); call `{s}.step({opt})` "
-                    "instead, or check the gradients for inf/NaN before stepping by hand"),
-                )
+def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
+    scalers = step.scalers()
+    for o in step.of("opt_step"):
+        last = _last_backward(step, o)
+        if last is None or last.kind != "scaled_backward" or last.scaler not in scalers:
+            continue
+        if step.blocked(last.scaler, o.target, at=o):
+            continue
+        s, b = last.scaler, scalers[last.scaler]
+        if any(step.alternative(o, x, b, s) for x in step.events if x.kind in _SCALER_EVENTS and x.scaler == s):
+            continue  # `if scaler is None: opt.step() else: scaler.step(opt)`
+        opt = o.target or "optimizer"
+        unscaled = [
+            x for x in step.between(last, o)
+            if x.kind == "unscale" and x.target == o.target and step.dominates(x, o, b, s)
+        ]
+        if not unscaled:
+            yield o, (
+                _say(b, f"`{opt}.step()` steps on gradients still multiplied by the loss scale and is "
+                f"never skipped when they hold inf/NaN; call `{s}.step({opt})` instead")
+            )
+        elif not step.checks_nonfinite(unscaled[-1], o):
+            yield o, (
+                _say(b, f"`{opt}.step()` steps on the unscaled gradients even when they hold inf/NaN, which "
+                f"`{s}.step({opt})` would have skipped (and backed the scale off for); call `{s}.step({opt})` "
+                "instead, or check the gradients for inf/NaN before stepping by hand")
+            )
 
 
 def _last_backward(step: _Step, e: Event, stop: tuple[str, ...] = ()) -> Optional[Event]:
@@ -225,162 +239,150 @@ def _last_backward(step: _Step, e: Event, stop: tuple[str, ...] = ()) -> Optiona
 # -- AMP102 -------------------------------------------------------------------------------------
 @check("AMP102")
 def scaler_update_missing(model: FileModel) -> Iterator[Finding]:
-    return _dedupe(_amp102(model))
+    return _judge(model, "AMP102", _amp102)
 
 
-def _amp102(model: FileModel) -> Iterator[Finding]:
-    for step in _steps(model):
-        for s, b in step.scalers().items():
-            if step.blocked(s):
+def _amp102(step: _Step) -> Iterator[tuple[Event, str]]:
+    for s, b in step.scalers().items():
+        if step.blocked(s):
+            continue
+        updates = step.of("update", s)
+        for st in step.of("scaler_step", s):
+            loop = step.iteration(st, s)
+            if loop is None:
+                if not updates and step.model.steps.never_updated(st):
+                    yield st, (
+                        _say(b, f"`{_call_text(s, 'step', st.target)}` steps a scaler this class owns, and no code "
+                        f"ever calls `{s}.update()`: the second step raises \"step() has already been called "
+                        f"since the last update()\" and the scale never adapts; call `{s}.update()` after the step")
+                    )
                 continue
-            updates = step.of("update", s)
-            for st in step.of("scaler_step", s):
-                loop = step.iteration(st, s)
-                if loop is None:
-                    if not updates and model.steps.never_updated(st):
-                        yield from _report(
-                            model, "AMP102", st,
-                            _say(b, f"`{_call_text(s, 'step', st.target)}` steps a scaler this class owns, and no code "
-                            f"ever calls `{s}.update()`: the second step raises \"step() has already been called "
-                            f"since the last update()\" and the scale never adapts; call `{s}.update()` after the step"),
-                        )
-                    continue
-                if any(loop in u.loops and not exclusive(u, st) for u in updates):
-                    continue
-                yield from _report(
-                    model, "AMP102", st,
-                    _say(b, f"`{_call_text(s, 'step', st.target)}` runs every iteration of this loop but `{s}.update()` "
-                    "is never called in it: the next iteration raises \"step() has already been called since "
-                    f"the last update()\"; call `{s}.update()` once per iteration after the optimizer steps"),
-                )
+            if any(loop in u.loops and not exclusive(u, st) for u in updates):
+                continue
+            yield st, (
+                _say(b, f"`{_call_text(s, 'step', st.target)}` runs every iteration of this loop but `{s}.update()` "
+                "is never called in it: the next iteration raises \"step() has already been called since "
+                f"the last update()\"; call `{s}.update()` once per iteration after the optimizer steps")
+            )
 
 
 # -- AMP103 -------------------------------------------------------------------------------------
 @check("AMP103")
 def scaler_calls_out_of_order(model: FileModel) -> Iterator[Finding]:
-    return _dedupe(_amp103(model))
+    return _judge(model, "AMP103", _amp103)
 
 
-def _amp103(model: FileModel) -> Iterator[Finding]:
-    for step in _steps(model):
-        for s, b in step.scalers().items():
-            if step.blocked(s):
-                continue
-            updates = step.of("update", s)
-            steps_ = step.of("scaler_step", s)
-            for u in updates:
-                same = [x for x in steps_ if x.loops == u.loops and not exclusive(x, u)]
-                earlier_updates = [
-                    x for x in updates
-                    if x.loops == u.loops and step.index(x) < step.index(u) and not exclusive(x, u)
-                ]
-                if earlier_updates:
-                    yield from _report(
-                        model, "AMP103", u,
-                        _say(b, f"`{s}.update()` runs a second time in this iteration: the scale is adjusted "
-                        "from only the optimizers stepped so far; call it once, after every "
-                        f"`{s}.step(...)` of the iteration"),
-                    )
-                elif same and all(step.index(x) > step.index(u) for x in same):
-                    yield from _report(
-                        model, "AMP103", u,
-                        _say(b, f"`{s}.update()` runs before `{s}.step(...)` in the same iteration: the scale "
-                        "is adjusted without this iteration's inf check (\"No inf checks were recorded prior "
-                        f"to update\"); call `{s}.update()` after `{s}.step(...)`"),
-                    )
+def _amp103(step: _Step) -> Iterator[tuple[Event, str]]:
+    for s, b in step.scalers().items():
+        if step.blocked(s):
+            continue
+        updates = step.of("update", s)
+        steps_ = step.of("scaler_step", s)
+        for u in updates:
+            same = [x for x in steps_ if x.loops == u.loops and not exclusive(x, u)]
+            earlier_updates = [
+                x for x in updates
+                if x.loops == u.loops and step.index(x) < step.index(u) and not exclusive(x, u)
+            ]
+            if earlier_updates:
+                yield u, (
+                    _say(b, f"`{s}.update()` runs a second time in this iteration: the scale is adjusted "
+                    "from only the optimizers stepped so far; call it once, after every "
+                    f"`{s}.step(...)` of the iteration")
+                )
+            elif same and all(step.index(x) > step.index(u) for x in same):
+                yield u, (
+                    _say(b, f"`{s}.update()` runs before `{s}.step(...)` in the same iteration: the scale "
+                    "is adjusted without this iteration's inf check (\"No inf checks were recorded prior "
+                    f"to update\"); call `{s}.update()` after `{s}.step(...)`")
+                )
 
 
 # -- AMP104 -------------------------------------------------------------------------------------
 @check("AMP104")
 def grads_used_while_scaled(model: FileModel) -> Iterator[Finding]:
-    return _dedupe(_amp104(model))
+    return _judge(model, "AMP104", _amp104)
 
 
-def _amp104(model: FileModel) -> Iterator[Finding]:
-    for step in _steps(model):
-        scalers = step.scalers()
-        for g in step.of("grad_use"):
-            back = _last_backward(step, g, stop=("unscale", "scaler_step", "opaque"))
-            if back is None or back.kind != "scaled_backward" or back.scaler not in scalers:
-                continue
-            s, b = back.scaler, scalers[back.scaler]
-            if step.blocked(s):
-                continue
-            if g.op.text.endswith(".grad"):
-                what = f"`{g.op.text}` reads a gradient"
-            else:
-                what = f"`{g.op.text}` clips gradients"
-            later = [x.target for x in step.events[step.index(g):] if x.kind in ("unscale", "scaler_step") and x.scaler == s]
-            yield from _report(
-                model, "AMP104", g,
-                _say(b, f"{what} still multiplied by the loss scale (65536 at first), so thresholds and "
-                f"norms are off by that factor; call `{_call_text(s, 'unscale_', next(iter(later), None))}` "
-                "before it"),
-            )
+def _amp104(step: _Step) -> Iterator[tuple[Event, str]]:
+    scalers = step.scalers()
+    for g in step.of("grad_use"):
+        back = _last_backward(step, g, stop=("unscale", "scaler_step", "opaque"))
+        if back is None or back.kind != "scaled_backward" or back.scaler not in scalers:
+            continue
+        s, b = back.scaler, scalers[back.scaler]
+        if step.blocked(s):
+            continue
+        if g.op.text.endswith(".grad"):
+            what = f"`{g.op.text}` reads a gradient"
+        else:
+            what = f"`{g.op.text}` clips gradients"
+        later = [x.target for x in step.events[step.index(g):] if x.kind in ("unscale", "scaler_step") and x.scaler == s]
+        yield g, (
+            _say(b, f"{what} still multiplied by the loss scale (65536 at first), so thresholds and "
+            f"norms are off by that factor; call `{_call_text(s, 'unscale_', next(iter(later), None))}` "
+            "before it")
+        )
 
 
 # -- AMP105 -------------------------------------------------------------------------------------
 @check("AMP105")
 def unscaled_backward(model: FileModel) -> Iterator[Finding]:
-    return _dedupe(_amp105(model))
+    return _judge(model, "AMP105", _amp105)
 
 
-def _amp105(model: FileModel) -> Iterator[Finding]:
-    for step in _steps(model):
-        scalers = step.scalers()
-        scaled = step.of("scaled_backward")
-        for p in step.of("backward"):
-            if any(step.alternative(p, x, scalers.get(x.scaler or ""), x.scaler or "") for x in scaled):
-                continue  # the AMP-off alternative of a scaled backward
-            for st in step.of("scaler_step"):
-                if st.scaler not in scalers or step.index(st) < step.index(p) or exclusive(p, st):
-                    continue
-                if not _loops_prefix(st.loops, p.loops):
-                    continue
-                consumed = any(
-                    x.kind in ("opt_step", "scaler_step") and not exclusive(x, p)
-                    and not step.alternative(x, st, scalers[st.scaler], st.scaler or "")
-                    for x in step.between(p, st)
-                )  # (a step on the AMP-off branch, `if scaler is None: opt.step()`, consumes nothing here)
-                if consumed:
-                    continue
-                s, b = st.scaler, scalers[st.scaler]
-                if step.blocked(s):
-                    break
-                loss = p.op.subject or "loss"
-                yield from _report(
-                    model, "AMP105", p,
-                    _say(b, f"`{loss}` is back-propagated without `{s}.scale()`, yet `{s}.step()` divides "
-                    "its gradients by the loss scale: fp16 gradients underflow and the update shrinks by "
-                    f"about 65536x; write `{s}.scale({loss}).backward()`"),
-                )
+def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
+    scalers = step.scalers()
+    scaled = step.of("scaled_backward")
+    for p in step.of("backward"):
+        if any(step.alternative(p, x, scalers.get(x.scaler or ""), x.scaler or "") for x in scaled):
+            continue  # the AMP-off alternative of a scaled backward
+        for st in step.of("scaler_step"):
+            if st.scaler not in scalers or step.index(st) < step.index(p) or exclusive(p, st):
+                continue
+            if not _loops_prefix(step.training_loops(st), p.loops):
+                continue
+            consumed = any(
+                x.kind in ("opt_step", "scaler_step") and not exclusive(x, p)
+                and not step.alternative(x, st, scalers[st.scaler], st.scaler or "")
+                for x in step.between(p, st)
+            )  # (a step on the AMP-off branch, `if scaler is None: opt.step()`, consumes nothing here)
+            if consumed:
+                continue
+            s, b = st.scaler, scalers[st.scaler]
+            if step.blocked(s):
                 break
+            loss = p.op.subject or "loss"
+            yield p, (
+                _say(b, f"`{loss}` is back-propagated without `{s}.scale()`, yet `{s}.step()` divides "
+                "its gradients by the loss scale: fp16 gradients underflow and the update shrinks by "
+                f"about 65536x; write `{s}.scale({loss}).backward()`")
+            )
+            break
 
 
 # -- AMP106 -------------------------------------------------------------------------------------
 @check("AMP106")
 def unscale_repeated(model: FileModel) -> Iterator[Finding]:
-    return _dedupe(_amp106(model))
+    return _judge(model, "AMP106", _amp106)
 
 
-def _amp106(model: FileModel) -> Iterator[Finding]:
-    for step in _steps(model):
-        for s, b in step.scalers().items():
-            updates = step.of("update", s)
-            if not updates:
+def _amp106(step: _Step) -> Iterator[tuple[Event, str]]:
+    for s, b in step.scalers().items():
+        updates = step.of("update", s)
+        if not updates:
+            continue
+        unscales = step.of("unscale", s)
+        for u in unscales:
+            if step.blocked(s, u.target):
                 continue
-            unscales = step.of("unscale", s)
-            for u in unscales:
-                if step.blocked(s, u.target):
-                    continue
-                if _unscale_repeats(step, u, updates, unscales, b, s):
-                    yield from _report(
-                        model, "AMP106", u,
-                        _say(b, f"`{_call_text(s, 'unscale_', u.target)}` can run again before `{s}.update()` (e.g. every "
-                        "micro-batch while the optimizer steps every N): the second call raises \"unscale_() "
-                        "has already been called on this optimizer since the last update()\"; call it only "
-                        f"where `{s}.step(...)` and `{s}.update()` run"),
-                    )
+            if _unscale_repeats(step, u, updates, unscales, b, s):
+                yield u, (
+                    _say(b, f"`{_call_text(s, 'unscale_', u.target)}` can run again before `{s}.update()` (e.g. every "
+                    "micro-batch while the optimizer steps every N): the second call raises \"unscale_() "
+                    "has already been called on this optimizer since the last update()\"; call it only "
+                    f"where `{s}.step(...)` and `{s}.update()` run")
+                )
 
 
 def _unscale_repeats(step: _Step, u: Event, updates: list[Event], unscales: list[Event], b: Optional[Binding], s: str) -> bool:
@@ -405,41 +407,38 @@ def _unscale_repeats(step: _Step, u: Event, updates: list[Event], unscales: list
 # -- AMP107 -------------------------------------------------------------------------------------
 @check("AMP107")
 def step_update_conditions_differ(model: FileModel) -> Iterator[Finding]:
-    return _dedupe(_amp107(model))
+    return _judge(model, "AMP107", _amp107)
 
 
-def _amp107(model: FileModel) -> Iterator[Finding]:
-    for step in _steps(model):
-        for s, b in step.scalers().items():
-            if step.blocked(s):
+def _amp107(step: _Step) -> Iterator[tuple[Event, str]]:
+    for s, b in step.scalers().items():
+        if step.blocked(s):
+            continue
+        steps_ = step.of("scaler_step", s)
+        for u in step.of("update", s):
+            cands = [x for x in steps_ if _loops_prefix(x.loops, u.loops) and not exclusive(x, u)]
+            if not cands:
                 continue
-            steps_ = step.of("scaler_step", s)
-            for u in step.of("update", s):
-                cands = [x for x in steps_ if _loops_prefix(x.loops, u.loops) and not exclusive(x, u)]
-                if not cands:
-                    continue
-                cu = step.conditions(u, b, s)
-                if any(step.conditions(x, b, s) == cu and x.loops == u.loops for x in cands):
-                    continue
-                x = cands[0]
-                cx = step.conditions(x, b, s)
-                if x.loops == u.loops and set(cu) > set(cx):
-                    if all(g.test is not None and _PER_OPTIMIZER.search(g.test) for g in set(cu) - set(cx)):
-                        continue  # updated after the last of several optimizers (`if opt_idx == n - 1`)
-                    yield from _report(
-                        model, "AMP107", u,
-                        _say(b, f"`{s}.update()` is skipped on some iterations where `{s}.step(...)` ran: the "
-                        "next step raises \"step() has already been called since the last update()\"; put "
-                        "the update under the same condition as the step"),
-                    )
-                elif (len(u.loops) > len(x.loops) or set(cx) > set(cu)) and not _inf_checked(step, u, s, b, cu):
-                    yield from _report(
-                        model, "AMP107", u,
-                        _say(b, f"`{s}.update()` runs on iterations where `{s}.step(...)` does not (e.g. every "
-                        "micro-batch while stepping at the accumulation boundary): it raises \"No inf checks "
-                        "were recorded prior to update\" or shifts the scale mid-accumulation; put it under "
-                        "the same condition as the step"),
-                    )
+            cu = step.conditions(u, b, s)
+            if any(step.conditions(x, b, s) == cu and x.loops == u.loops for x in cands):
+                continue
+            x = cands[0]
+            cx = step.conditions(x, b, s)
+            if x.loops == u.loops and set(cu) > set(cx):
+                if all(g.test is not None and _PER_OPTIMIZER.search(g.test) for g in set(cu) - set(cx)):
+                    continue  # updated after the last of several optimizers (`if opt_idx == n - 1`)
+                yield u, (
+                    _say(b, f"`{s}.update()` is skipped on some iterations where `{s}.step(...)` ran: the "
+                    "next step raises \"step() has already been called since the last update()\"; put "
+                    "the update under the same condition as the step")
+                )
+            elif (len(u.loops) > len(x.loops) or set(cx) > set(cu)) and not _inf_checked(step, u, s, b, cu):
+                yield u, (
+                    _say(b, f"`{s}.update()` runs on iterations where `{s}.step(...)` does not (e.g. every "
+                    "micro-batch while stepping at the accumulation boundary): it raises \"No inf checks "
+                    "were recorded prior to update\" or shifts the scale mid-accumulation; put it under "
+                    "the same condition as the step")
+                )
 
 
 def _inf_checked(step: _Step, u: Event, s: str, b: Optional[Binding], cu: tuple[Guard, ...]) -> bool:
@@ -594,28 +593,26 @@ def _has_optimizer_state(model: FileModel, d: cst.Dict) -> bool:
 # -- AMP110 -------------------------------------------------------------------------------------
 @check("AMP110")
 def scaler_with_closure_optimizer(model: FileModel) -> Iterator[Finding]:
-    return _dedupe(_amp110(model))
+    return _judge(model, "AMP110", _amp110)
 
 
-def _amp110(model: FileModel) -> Iterator[Finding]:
-    for step in _steps(model):
-        for s, b in step.scalers().items():
-            if b is None:
-                continue  # a scaler built elsewhere: whether it is on where closures are used is unknown
-            for st in step.of("scaler_step", s):
-                # a second positional or a `closure=`; `**kwargs` forwarded by a wrapper is not
-                # known to hold a closure
-                extra = len(st.op.args) > 1 or any(k == "closure" for k, _ in st.op.kwargs)
-                lbfgs = st.target_binding is not None and (st.target_binding.qualname or "").endswith("LBFGS")
-                if not (extra or lbfgs):
-                    continue
-                what = (
-                    f"`{_call_text(s, 'step', st.target, closure=True)}` passes a closure" if extra
-                    else f"`{_call_text(s, 'step', st.target)}` steps LBFGS, which needs a closure"
-                )
-                yield from _report(
-                    model, "AMP110", st,
-                    _say(b, f"{what}: GradScaler does not support closures (\"Closure use is not currently "
-                    "supported if GradScaler is enabled\"), and gradients the closure recomputes are never "
-                    "unscaled; use an optimizer without a closure, or bfloat16 autocast without a scaler"),
-                )
+def _amp110(step: _Step) -> Iterator[tuple[Event, str]]:
+    for s, b in step.scalers().items():
+        if b is None:
+            continue  # a scaler built elsewhere: whether it is on where closures are used is unknown
+        for st in step.of("scaler_step", s):
+            # a second positional or a `closure=`; `**kwargs` forwarded by a wrapper is not
+            # known to hold a closure
+            extra = len(st.op.args) > 1 or any(k == "closure" for k, _ in st.op.kwargs)
+            lbfgs = st.target_binding is not None and (st.target_binding.qualname or "").endswith("LBFGS")
+            if not (extra or lbfgs):
+                continue
+            what = (
+                f"`{_call_text(s, 'step', st.target, closure=True)}` passes a closure" if extra
+                else f"`{_call_text(s, 'step', st.target)}` steps LBFGS, which needs a closure"
+            )
+            yield st, (
+                _say(b, f"{what}: GradScaler does not support closures (\"Closure use is not currently "
+                "supported if GradScaler is enabled\"), and gradients the closure recomputes are never "
+                "unscaled; use an optimizer without a closure, or bfloat16 autocast without a scaler")
+            )

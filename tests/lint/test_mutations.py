@@ -1,0 +1,30 @@
+"""The five protocol bugs bench/mutation_recall.py injects into real code, injected into
+this repository's own correct fixtures: each one must be reported within 3 lines."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.lint.helpers import lint_source
+from tests.paths import FIXTURES, ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+import mutation_recall  # noqa: E402  (bench scripts are run as files, not as a package)
+
+CORRECT = [FIXTURES / "amp1xx" / name for name in ("clean_maybe_scaler_protocol.py", "clean_canonical.py")]
+
+
+@pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.stem)
+def test_the_correct_original_is_clean(path: Path):
+    assert lint_source(path.read_text(), "AMP1", str(path)) == []
+
+
+@pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.stem)
+def test_every_injected_bug_is_reported_near_it(path: Path):
+    mutants = list(mutation_recall.mutants(path.name, path.read_text()))
+    assert {m.kind for m in mutants} == set(mutation_recall.KINDS)
+    for m in mutants:
+        lines = [f.line for f in lint_source(m.text, "AMP1", str(path))]
+        assert any(m.first - mutation_recall.NEAR <= line <= m.last + mutation_recall.NEAR for line in lines), m.kind

@@ -1,0 +1,130 @@
+"""Whole projects: the scaler protocol followed across modules, base classes and helpers.
+
+Each folder under fixtures/projects is a project of its own (a pyproject.toml with
+[tool.ampcheck]); its files mark the lines that must be reported with `# expect: CODE`.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ampcheck.config import Overrides, load_settings
+from ampcheck.lint import engine
+from ampcheck.lint.engine import Options, lint_paths
+from ampcheck.lint.project import project_root
+from tests.lint.helpers import expected
+from tests.paths import FIXTURES
+
+PROJECTS = FIXTURES / "projects"
+NAMES = sorted(p.name for p in PROJECTS.iterdir() if p.is_dir())
+
+
+def _lint(root: Path, *paths: str, cache: bool = False) -> engine.LintResult:
+    targets = [str(root / p) for p in paths] or [str(root)]
+    settings = load_settings(targets, Overrides(select=("AMP1",)), cwd=root)
+    return lint_paths(targets, settings, Options(cache=cache, jobs=1))
+
+
+def _found(result: engine.LintResult, root: Path) -> dict[str, list[tuple[str, int]]]:
+    out: dict[str, list[tuple[str, int]]] = {}
+    for f in result.findings:
+        out.setdefault(Path(f.path).resolve().relative_to(root).as_posix(), []).append((f.code, f.line))
+    return {k: sorted(v, key=lambda cl: (cl[1], cl[0])) for k, v in out.items()}
+
+
+def _marked(root: Path) -> dict[str, list[tuple[str, int]]]:
+    marks = {p.relative_to(root).as_posix(): expected(p, "AMP1") for p in sorted(root.rglob("*.py"))}
+    return {k: v for k, v in marks.items() if v}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_project_reports_exactly_the_marked_lines(name: str):
+    root = PROJECTS / name
+    assert _found(_lint(root), root) == _marked(root)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_file_linted_alone_reports_what_the_whole_project_run_reports_for_it(name: str):
+    root = PROJECTS / name
+    marks = _marked(root)
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        assert _found(_lint(root, rel), root).get(rel, []) == marks.get(rel, []), rel
+
+
+def test_a_subclass_override_is_judged_in_the_base_class_loop_of_another_module():
+    root = PROJECTS / "brain_recipes"
+    [f] = [f for f in _lint(root, "recipes/separation.py").findings if f.code == "AMP102"]
+    assert "runs every iteration of this loop" in f.message and f.message.startswith("When the scaler is enabled")
+
+
+def test_a_helper_bug_seen_from_a_caller_is_reported_at_the_call_naming_the_helper():
+    root = PROJECTS / "src_helpers"
+    [f] = [f for f in _lint(root, "tools/finetune.py").findings if f.code == "AMP102"]
+    assert f.line == 15 and f.message.endswith("(in `step_only` in src/mytrain/scaling.py)")
+
+
+def test_modules_read_for_their_summaries_are_never_reported():
+    root = PROJECTS / "src_helpers"
+    result = _lint(root, "tools/finetune.py")
+    assert {Path(f.path).name for f in result.findings} == {"finetune.py"}
+
+
+def test_a_helper_module_linted_alone_is_judged_in_its_callers_loops():
+    root = PROJECTS / "src_helpers"
+    found = _found(_lint(root, "src/mytrain/scaling.py"), root)
+    assert found == {"src/mytrain/scaling.py": [("AMP104", 22), ("AMP102", 29)]}
+
+
+def test_a_project_helper_that_does_the_whole_protocol_is_followed_not_assumed():
+    root = PROJECTS / "src_helpers"
+    assert _lint(root, "tools/pretrain.py", "src/mytrain/engine.py").findings == []
+
+
+def test_the_project_root_is_the_config_folder_else_the_git_root_else_the_working_folder(tmp_path: Path):
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "pkg").mkdir()
+    (repo / "pkg" / "train.py").write_text("")
+    assert project_root(None, ["pkg/train.py"], repo) == repo
+    assert project_root(repo / "pkg" / "pyproject.toml", ["pkg/train.py"], repo) == repo / "pkg"
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    assert project_root(None, ["x.py"], loose) == loose
+
+
+@pytest.fixture
+def scratch(tmp_path: Path) -> Path:
+    root = tmp_path / "src_helpers"
+    shutil.copytree(PROJECTS / "src_helpers", root)
+    return root
+
+
+def test_a_changed_dependency_invalidates_the_cached_results_of_the_files_that_read_it(scratch: Path):
+    assert [f.line for f in _lint(scratch, "tools/finetune.py", cache=True).findings] == [15, 25]
+    helpers = scratch / "src" / "mytrain" / "scaling.py"
+    helpers.write_text(helpers.read_text().replace(
+        "    scaler.step(optimizer)  # expect: AMP102\n", "    scaler.step(optimizer)\n    scaler.update()\n"
+    ))
+    again = _lint(scratch, "tools/finetune.py", cache=True)
+    assert [f.line for f in again.findings] == [25] and again.analysed == 1
+
+
+def test_an_unchanged_project_replays_every_result_from_the_cache(scratch: Path):
+    first = _lint(scratch, cache=True)
+    second = _lint(scratch, cache=True)
+    assert second.analysed == 0 and second.findings == first.findings
+
+
+def test_imported_modules_are_read_from_the_summary_cache_without_parsing(scratch: Path, monkeypatch):
+    _lint(scratch, "tools/finetune.py", cache=True)
+    (scratch / "tools" / "finetune.py").write_text((scratch / "tools" / "finetune.py").read_text() + "\n")
+    parsed: list[str] = []
+    summarize = engine._summarize
+    monkeypatch.setattr(engine, "_summarize", lambda path, *a: parsed.append(os.path.basename(path)) or summarize(path, *a))
+    result = _lint(scratch, "tools/finetune.py", cache=True)
+    assert result.analysed == 1 and [f.line for f in result.findings] == [15, 25]
+    assert parsed == []
