@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Iterator, Optional, Sequence, Union
 
 import libcst as cst
@@ -56,6 +57,7 @@ _AUTOGRAD_BACKWARD = "torch.autograd.backward"
 # fairseq's and mmengine's optimizer wrappers): a clip there is no read of scaled gradients.
 _FRAMEWORK_CLIP = re.compile(r"accelerator|fabric|engine|trainer|runner|wrapper|optim|strategy", re.I)
 _TEXT_LIMIT = 80
+_DEFERRED = frozenset({cst.Lambda, cst.FunctionDef, cst.ClassDef})  # bodies that run when called
 _MAX_ALIASES = 4
 
 
@@ -209,6 +211,7 @@ class ModuleSummary:
     classes: dict[str, ClassInfo]
     exports: dict[str, str]  # a name the module imports -> its qualified name (re-exports)
     path: str = ""
+    script: bool = False  # it runs as a program (`if __name__ == "__main__":`)
 
     # -- the disk form --------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -258,7 +261,10 @@ class _Builder:
             name: q for name in self.tree.names.bound_names()
             if (q := self.tree.names.qualname(cst.Name(name))) is not None
         }
-        return ModuleSummary(self.module_name, functions, classes, exports, self.tree.path)
+        script = any(
+            isinstance(s, cst.If) and "__main__" in self.tree.code_for(s.test) for s in self.tree.module.body
+        )
+        return ModuleSummary(self.module_name, functions, classes, exports, self.tree.path, script)
 
     # -- classes -----------------------------------------------------------------------------------
     def _class(self, c: cst.ClassDef) -> ClassInfo:
@@ -418,16 +424,29 @@ class _Builder:
 
     # -- expressions (post-order: an inner call runs before the call that uses its value) -----------
     def _expr(self, node: cst.CSTNode, guards: tuple[GuardSpec, ...], out: list[Op]) -> None:
-        if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+        kind = type(node)  # exact types: libcst's classes are ABCs, whose isinstance is slow
+        if kind in _DEFERRED or node not in self._leads_to_ops:
             return
         for child in self.tree.children(node):
             self._expr(child, guards, out)
-        if isinstance(node, cst.Call):
-            op = self._call(node, guards)
+        if kind is cst.Call:
+            op = self._call(node, guards)  # type: ignore[arg-type]
             if op is not None:
                 out.append(op)
-        elif isinstance(node, cst.Attribute) and node.attr.value == "grad" and self._is_grad_read(node):
+        elif kind is cst.Attribute and node.attr.value == "grad" and self._is_grad_read(node):  # type: ignore[attr-defined,arg-type]
             out.append(Op("grad_use", guards, text=self._text(node), node=node))
+
+    @cached_property
+    def _leads_to_ops(self) -> set[cst.CSTNode]:
+        """Every call and `.grad` attribute, and the nodes above them: the only subtrees an
+        expression walk need enter."""
+        found: set[cst.CSTNode] = set()
+        starts = [*self.tree.calls, *(a for a in self.tree.attributes if a.attr.value == "grad")]
+        for node in starts:
+            while node is not None and node not in found:
+                found.add(node)
+                node = self.tree.parents.get(node)
+        return found
 
     def _call(self, call: cst.Call, guards: tuple[GuardSpec, ...]) -> Optional[Op]:
         func = call.func
@@ -711,6 +730,7 @@ class _Encoder:
             "functions": functions,
             "classes": {k: self.cls(c) for k, c in m.classes.items()},
             "exports": m.exports,
+            "script": m.script,
         }
 
     def cls(self, c: ClassInfo) -> dict[str, Any]:
@@ -776,6 +796,7 @@ class _Decoder:
             {k: self.cls(c) for k, c in d["classes"].items()},
             dict(d["exports"]),
             d["path"],
+            d["script"],
         )
 
     def cls(self, d: dict[str, Any]) -> ClassInfo:

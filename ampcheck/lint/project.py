@@ -180,6 +180,11 @@ class Project:
             if all(w in text for w in words) and all(p.search(text) for p in patterns)
         ]
 
+    def imports_relatively(self, path: str, stem: str) -> bool:
+        """Whether the file at `path` imports a sibling module `stem` relatively."""
+        text = self._project_texts().get(path, "")
+        return re.search(rf"from\s+\.+\s*import\s+[^\n]*\b{re.escape(stem)}\b|from\s+\.+{re.escape(stem)}\b", text) is not None
+
     def _project_texts(self) -> dict[str, str]:
         if self._texts is None:
             self._texts = {}

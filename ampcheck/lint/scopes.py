@@ -66,11 +66,9 @@ class Scopes:
         on the side of fewer fixes."""
         if not isinstance(scope, (cst.FunctionDef, cst.Lambda)):
             return False
-        use = self.model.range(at).start
-        return all(
-            (self.model.range(node).start.line, self.model.range(node).start.column) > (use.line, use.column)
-            for _, node in local
-        )
+        # tree order is source order (the parent index was filled in one pre-order walk), and
+        # needs no positions, which would cost a full code generation of the file
+        return all(self.model.precedes(at, node) for _, node in local)
 
     def binds(self, node: cst.Name) -> bool:
         """Whether `node` is where its name is bound (or declared global/nonlocal)."""

@@ -335,13 +335,22 @@ class StepEvents:
         a scaler it is handed or holds, and that nothing in this file calls (a trainer's
         helper, a loss-scaler wrapper's method): replayed from there, the function is seen in
         its callers' loops, so linting its module alone still judges it in context."""
+        if self.home.script:
+            return  # a program: what it defines is for itself (and no file is read to find out)
         called = self._called_functions(self.home)
         wanted = {
             fn.name for fn in self.home.functions.values()
             if fn.key and id(fn) not in called and any(self._works_a_scaler(op, fn) for op in fn.ops)
         }
+        if not wanted:
+            return
+        # a caller imports this module by its full name, or relatively by its last part
         stem = self.home.name.rpartition(".")[2]
-        paths = {p for name in sorted(wanted) for p in self.project.files_mentioning(stem, name)} - {self.path}
+        paths = set()
+        for name in sorted(wanted):
+            paths |= set(self.project.files_mentioning(self.home.name, name))
+            paths |= {p for p in self.project.files_mentioning(stem, name) if self.project.imports_relatively(p, stem)}
+        paths.discard(self.path)
         for path in sorted(paths):
             module = self.project.summary(path)
             if module is None:

@@ -103,6 +103,8 @@ class SourceTree:
         self.attributes: list[cst.Attribute] = []
         self.imports: list[Union[cst.Import, cst.ImportFrom]] = []
         self.returns: list[cst.Return] = []  # those returning a value
+        self._functions_of: dict[cst.CSTNode, Optional[cst.CSTNode]] = {}
+        self._classes_of: dict[cst.CSTNode, Optional[cst.CSTNode]] = {}
         # Every Name node by its text: references, targets, attribute and keyword names alike
         # (callers tell them apart by parent), so a rewrite can find all uses of a binding.
         self.name_nodes: dict[str, list[cst.Name]] = {}
@@ -196,16 +198,30 @@ class SourceTree:
             cur = self.parents.get(cur)
 
     def enclosing_function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
-        for anc in self.ancestors(node):
-            if isinstance(anc, cst.FunctionDef):
-                return anc
-        return None
+        return self._enclosing(node, cst.FunctionDef, self._functions_of)  # type: ignore[return-value]
 
     def enclosing_class(self, node: cst.CSTNode) -> Optional[cst.ClassDef]:
-        for anc in self.ancestors(node):
-            if isinstance(anc, cst.ClassDef):
-                return anc
-        return None
+        return self._enclosing(node, cst.ClassDef, self._classes_of)  # type: ignore[return-value]
+
+    def _enclosing(self, node: cst.CSTNode, kind: type, memo: dict[cst.CSTNode, Optional[cst.CSTNode]]) -> Optional[cst.CSTNode]:
+        """The nearest ancestor of type `kind`, remembered for every node on the way up (the
+        facets ask this of most nodes; walking up each time was a hot spot). Node types are
+        compared exactly: libcst's classes are ABCs, whose isinstance is slow."""
+        path = []
+        cur = self.parents.get(node)
+        found: Optional[cst.CSTNode] = None
+        while cur is not None:
+            if cur in memo:
+                found = memo[cur]
+                break
+            if type(cur) is kind:
+                found = cur
+                break
+            path.append(cur)
+            cur = self.parents.get(cur)
+        for p in path:
+            memo[p] = found
+        return found
 
     def exclusive_branches(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
         """Whether `a` and `b` sit on opposite sides of one condition, so they never run in

@@ -378,7 +378,7 @@ def _import_rewrites(
 @dataclass(frozen=True)
 class _TorchImport:
     local: str  # the name `import torch` binds at module level
-    line: int
+    statement: cst.Import
 
 
 def _module_torch(model: FileModel) -> Optional[_TorchImport]:
@@ -398,7 +398,7 @@ def _module_torch(model: FileModel) -> Optional[_TorchImport]:
             else:
                 continue
             if model.names.qualname(cst.Name(local)) == "torch":
-                return _TorchImport(local, model.range(stmt).start.line)
+                return _TorchImport(local, stmt)
     return None
 
 
@@ -423,7 +423,7 @@ def _torch_name(
         return head.value
     if module_torch is None:
         return None
-    if _runs_at_import(model, use.node) and module_torch.line >= model.range(use.node).start.line:
+    if _runs_at_import(model, use.node) and not model.precedes(module_torch.statement, use.node):
         return None
     if scopes.reaching(module_torch.local, use.node) != {"torch"}:
         return None
