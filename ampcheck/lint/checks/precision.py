@@ -100,9 +100,18 @@ def _training_casts(model: FileModel) -> list[tuple[Cast, Binding]]:
         if cast.no_grad or cast.undone:
             continue
         for opt in model.bindings.of_kind("optimizer"):
-            if opt.params_of == cast.model_key and not _keeps_master_weights(model, opt):
+            if opt.params_of == cast.model_key and _same_model(model, cast, opt) and not _keeps_master_weights(model, opt):
                 out.append((cast, opt))
     return out
+
+
+def _same_model(model: FileModel, cast: Cast, opt: Binding) -> bool:
+    """Whether the name the optimizer takes parameters from is the one cast: a local of the
+    same function (a `model` of another test or fixture is another model), an attribute of
+    the same class."""
+    if (cast.model_key or "").startswith("self."):
+        return model.enclosing_class(cast.call) is model.enclosing_class(opt.node)
+    return model.enclosing_function(cast.call) is model.enclosing_function(opt.node)
 
 
 def _keeps_master_weights(model: FileModel, opt: Binding) -> bool:
