@@ -371,7 +371,7 @@ class _Builder:
         g = self._guard_cache.get(k)
         if g is None:
             kind = {cst.If: "if", cst.For: "for", cst.While: "while", cst.Try: "try", cst.TryStar: "try", cst.Match: "match"}[type(node)]
-            test = self.tree.code_for(node.test) if isinstance(node, (cst.If, cst.While)) else None
+            test = self.tree.condition_text(node.test) if isinstance(node, (cst.If, cst.While)) else None
             g = self._guard_cache[k] = GuardSpec(kind, branch, id(node), test, node=node)
         return g
 

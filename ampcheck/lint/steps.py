@@ -95,6 +95,15 @@ class Guard:
     def kind(self) -> str:
         return self.spec.kind
 
+    @property
+    def condition(self) -> tuple:
+        """What decides the branch: an `if` test by its text (two `if`s with the same test in
+        one call of a function decide alike: `if step_now: unscale_ ... if step_now: update`),
+        anything else by its statement."""
+        if self.spec.kind == "if" and self.spec.test is not None:
+            return (self.path, self.via, "test", self.spec.test)
+        return (self.path, self.via, "stmt", self.spec.stmt)
+
 
 @dataclass(frozen=True, eq=False)
 class Event:
@@ -147,10 +156,10 @@ class Event:
 
 def separating(a: Event, b: Event) -> list[Guard]:
     """The guards of `b` whose condition sends `a` down another branch (an `if` or `match`)."""
-    branches = {(g.path, g.spec.stmt, g.via): g.branch for g in a.guards if not g.is_loop}
+    branches = {g.condition: g.branch for g in a.guards if not g.is_loop}
     return [
         g for g in b.guards
-        if branches.get((g.path, g.spec.stmt, g.via), g.branch) != g.branch and g.kind in ("if", "match")
+        if branches.get(g.condition, g.branch) != g.branch and g.kind in ("if", "match")
     ]
 
 

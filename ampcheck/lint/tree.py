@@ -6,6 +6,7 @@ through the import table, positions), so nothing walks the tree twice.
 """
 from __future__ import annotations
 
+import ast
 from functools import cached_property
 from typing import Iterator, Optional, Union
 
@@ -236,7 +237,7 @@ class SourceTree:
         child = node
         for anc in self.ancestors(node):
             if isinstance(anc, cst.If) and child is not anc.test:
-                yield (self.enclosing_function(anc), self.code_for(anc.test)), child is anc.body
+                yield (self.enclosing_function(anc), self.condition_text(anc.test)), child is anc.body
             child = anc
 
     def returns_of(self, fn: cst.FunctionDef) -> list[cst.Return]:
@@ -257,6 +258,15 @@ class SourceTree:
         # The parent links were recorded in one pre-order traversal, so their insertion order
         # is source order: no second pass over the file, no source positions.
         return {node: i for i, node in enumerate(self.parents)}
+
+    def condition_text(self, test: cst.BaseExpression) -> str:
+        """A condition's source in one canonical spelling, so two tests written with other
+        quotes, spacing or line breaks (`== 'fsdp'`, `== "fsdp"`) read as the same test."""
+        code = self.code_for(test)
+        try:
+            return ast.unparse(ast.parse(code.strip(), mode="eval"))
+        except (SyntaxError, ValueError, RecursionError):
+            return " ".join(code.split())
 
     def children(self, node: cst.CSTNode) -> list[cst.CSTNode]:
         """`node.children`, in the same order, read from the parents index: libcst's own

@@ -211,15 +211,19 @@ def _eps(model: FileModel, call: cst.Call) -> Optional[float]:
 
 @check("AMP206")
 def fsdp1_with_plain_scaler(model: FileModel) -> Iterable[Finding]:
-    wrapped = {_owner(model, c) for c in model.calls if model.callee(c) in _FSDP1}
-    if not wrapped:
+    wraps = [c for c in model.calls if model.callee(c) in _FSDP1]
+    if not wraps:
         return
     seen: set[int] = set()
     for scaler in model.bindings.of_kind("scaler"):
         if scaler.qualname not in _PLAIN_SCALERS or scaler.enabled is False or id(scaler.node) in seen:
             continue
         owner = _owner(model, scaler.node)
-        if owner in wrapped or owner is None or None in wrapped:
+        together = [
+            w for w in wraps
+            if (_owner(model, w) in (owner, None) or owner is None) and not model.exclusive_branches(scaler.node, w)
+        ]  # (a plain scaler on the other side of `if engine == "fsdp":` is for the runs without FSDP)
+        if together:
             seen.add(id(scaler.node))
             yield model.finding(
                 "AMP206",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterator, NamedTuple, Optional
 
 import libcst as cst
 
@@ -29,6 +29,14 @@ _SCALER_EVENTS = ("scaled_backward", "unscale", "scaler_step", "update")
 _LR_SCHEDULE = re.compile(r"sched|(^|[._])lr(_|$)|_lr\b|warmup|learning_rate", re.I)
 _PER_OPTIMIZER = re.compile(r"optim|\bopt_?(idx|id|i|index)\b", re.I)
 _NONFINITE_TEST = re.compile(r"isfinite|isnan|isinf|\bnan\b|\binf\b|finite|found_inf", re.I)
+
+
+class Cond(NamedTuple):
+    """A condition an event runs under: which one (`Guard.condition`), which way, its test."""
+
+    key: tuple
+    branch: str
+    test: Optional[str]
 
 
 @dataclass
@@ -85,7 +93,7 @@ class _Step:
     def dominates(self, a: Event, b: Event, scaler: Optional[Binding], text: str) -> bool:
         """Whether `a` (before `b`) runs whenever `b` does: in the same iteration, under no
         condition `b` is not under (those that switch AMP itself aside)."""
-        return a.loops == b.loops and set(self.conditions(a, scaler, text)) <= set(self.conditions(b, scaler, text))
+        return a.loops == b.loops and self.conditions(a, scaler, text) <= self.conditions(b, scaler, text)
 
     def checks_nonfinite(self, a: Event, b: Event) -> bool:
         """Whether the code looks for (or repairs) inf/NaN between `a` and `b`, or `b` runs only
@@ -103,10 +111,10 @@ class _Step:
         i, j = self.index(a), self.index(b)
         return self.events[i + 1 : j]
 
-    def conditions(self, e: Event, scaler: Optional[Binding], text: str) -> tuple[Guard, ...]:
-        """The guards that decide whether `e` runs, less those that switch AMP itself."""
-        return tuple(
-            g for g in e.guards
+    def conditions(self, e: Event, scaler: Optional[Binding], text: str) -> frozenset["Cond"]:
+        """The conditions that decide whether `e` runs, less those that switch AMP itself."""
+        return frozenset(
+            Cond(g.condition, g.branch, g.test) for g in e.guards
             if not g.is_loop and g.branch not in ("except", "retry") and not self.is_toggle(g, scaler, text)
         )
 
@@ -392,8 +400,8 @@ def _unscale_repeats(step: _Step, u: Event, updates: list[Event], unscales: list
         return True
     # updated only under a condition this unscale_ does not have
     same = [x for x in updates if x.loops == u.loops and not exclusive(x, u)]
-    cu = set(step.conditions(u, b, s))
-    if same and all(set(step.conditions(x, b, s)) - cu for x in same):
+    cu = step.conditions(u, b, s)
+    if same and all(step.conditions(x, b, s) - cu for x in same):
         return True
     # twice in one iteration for the same optimizer with no update between
     for other in unscales:
@@ -424,15 +432,15 @@ def _amp107(step: _Step) -> Iterator[tuple[Event, str]]:
                 continue
             x = cands[0]
             cx = step.conditions(x, b, s)
-            if x.loops == u.loops and set(cu) > set(cx):
-                if all(g.test is not None and _PER_OPTIMIZER.search(g.test) for g in set(cu) - set(cx)):
+            if x.loops == u.loops and cu > cx:
+                if all(c.test is not None and _PER_OPTIMIZER.search(c.test) for c in cu - cx):
                     continue  # updated after the last of several optimizers (`if opt_idx == n - 1`)
                 yield u, (
                     _say(b, f"`{s}.update()` is skipped on some iterations where `{s}.step(...)` ran: the "
                     "next step raises \"step() has already been called since the last update()\"; put "
                     "the update under the same condition as the step")
                 )
-            elif (len(u.loops) > len(x.loops) or set(cx) > set(cu)) and not _inf_checked(step, u, s, b, cu):
+            elif (len(u.loops) > len(x.loops) or cx > cu) and not _inf_checked(step, u, s, b, cu):
                 yield u, (
                     _say(b, f"`{s}.update()` runs on iterations where `{s}.step(...)` does not (e.g. every "
                     "micro-batch while stepping at the accumulation boundary): it raises \"No inf checks "
@@ -441,7 +449,7 @@ def _amp107(step: _Step) -> Iterator[tuple[Event, str]]:
                 )
 
 
-def _inf_checked(step: _Step, u: Event, s: str, b: Optional[Binding], cu: tuple[Guard, ...]) -> bool:
+def _inf_checked(step: _Step, u: Event, s: str, b: Optional[Binding], cu: frozenset["Cond"]) -> bool:
     """Whether the update may have its inf check: a step or unscale_ before it that runs
     whenever it does, or several of them under different conditions (each optimizer stepped
     or unscaled under its own flag: the code reasons about the cases, which we cannot)."""
@@ -449,8 +457,8 @@ def _inf_checked(step: _Step, u: Event, s: str, b: Optional[Binding], cu: tuple[
         x for x in (*step.of("unscale", s), *step.of("scaler_step", s))
         if x.loops == u.loops and step.index(x) < step.index(u) and not exclusive(x, u)
     ]
-    conds = {frozenset(step.conditions(x, b, s)) for x in recorders}
-    return any(c <= set(cu) for c in conds) or len(conds) > 1
+    conds = {step.conditions(x, b, s) for x in recorders}
+    return any(c <= cu for c in conds) or len(conds) > 1
 
 
 # -- AMP108 -------------------------------------------------------------------------------------
