@@ -340,17 +340,14 @@ class StepEvents:
                         yield fn, _Frame(base_module, fn, {}, ref, stack=(id(fn),))
 
     def _caller_roots(self) -> Iterator[tuple[FunctionProgram, list[Event]]]:
-        """The training steps of other modules that reach a function of this file which works
-        a scaler it is handed or holds, and that nothing in this file calls (a trainer's
-        helper, a loss-scaler wrapper's method): replayed from there, the function is seen in
-        its callers' loops, so linting its module alone still judges it in context."""
+        """The training steps of other modules that reach a function of this file whose
+        meaning depends on its caller (it works a scaler it is handed or holds, takes one, or
+        back-propagates a loss the caller may have meant to scale), directly or through the
+        file's own functions: replayed from there, the function is seen in its callers'
+        loops, so linting its module alone still judges it in context."""
         if self.home.script:
             return  # a program: what it defines is for itself (and no file is read to find out)
-        called = self._called_functions(self.home)
-        wanted = {
-            fn.name for fn in self.home.functions.values()
-            if fn.key and id(fn) not in called and any(self._works_a_scaler(op, fn) for op in fn.ops)
-        }
+        wanted = {fn.name for fn in self._in_context() if fn.key}
         if not wanted:
             return
         # a caller imports this module by its full name, or relatively by its last part
@@ -369,21 +366,42 @@ class StepEvents:
                 if any(e.path == self.path for e in out):
                     yield fn, out
 
-    def _works_a_scaler(self, op: Op, fn: FunctionProgram) -> bool:
+    def _in_context(self) -> list[FunctionProgram]:
+        """The functions of this file whose meaning depends on a caller, and the functions of
+        this file that call them (what another module calls may be any of those)."""
+        functions = list(self.home.functions.values())
+        found = {id(fn) for fn in functions if self._depends_on_caller(fn)}
+        targets = {
+            id(fn): [t for op in fn.ops if op.kind == "call" for t in [self._static_target(op, self._root_frame(self.home, fn))] if t is not None]
+            for fn in functions
+        }
+        changed = True
+        while changed:
+            changed = False
+            for fn in functions:
+                if id(fn) not in found and any(id(t) in found for t in targets[id(fn)]):
+                    found.add(id(fn))
+                    changed = True
+        return [fn for fn in functions if id(fn) in found]
+
+    def _depends_on_caller(self, fn: FunctionProgram) -> bool:
         """A scaler call on a parameter or `self.` attribute that is (or is named as) a
-        GradScaler: what the function does depends on what its caller hands it or how its
-        object is used."""
-        callee = op.callee
-        if not isinstance(callee, Method) or callee.name not in ("step", "update", "unscale_", "backward"):
-            return False
-        recv = callee.recv.scaler if isinstance(callee.recv, Scaled) else callee.recv
-        if isinstance(recv, Param):
-            b = fn.param_bindings.get(recv.name)
-            return "scaler" in recv.name.lower() or (b is not None and b.kind == "scaler")
-        if isinstance(recv, Attr) and recv.name:
-            cls = self.home.classes.get(fn.cls) if fn.cls is not None else None
-            b = cls.attrs.get(recv.name) if cls is not None else None
-            return "scaler" in recv.name.lower() or (b is not None and b.kind == "scaler")
+        GradScaler, a scaler parameter, or a backward: what the function does depends on
+        what its caller hands it or how its object is used."""
+        if any("scaler" in p.lower() or (fn.param_bindings.get(p) or BindingInfo("")).kind == "scaler" for p in fn.params):
+            return True
+        for op in fn.ops:
+            callee = op.callee
+            if not isinstance(callee, Method) or callee.name not in ("step", "update", "unscale_", "backward"):
+                continue
+            if callee.name == "backward":
+                return True
+            recv = callee.recv
+            if isinstance(recv, Attr) and recv.name:
+                cls = self.home.classes.get(fn.cls) if fn.cls is not None else None
+                b = cls.attrs.get(recv.name) if cls is not None else None
+                if "scaler" in recv.name.lower() or (b is not None and b.kind == "scaler"):
+                    return True
         return False
 
     # -- replay ------------------------------------------------------------------------------------
