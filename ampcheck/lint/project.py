@@ -190,19 +190,22 @@ class Project:
             self._texts = {}
             for folder, dirs, files in os.walk(self.root):
                 here = Path(folder)
-                dirs[:] = sorted(d for d in dirs if not self._skip(here / d, True))
+                dirs[:] = sorted(d for d in dirs if not self._skip(here / d))
                 for name in sorted(files):
-                    path = here / name
-                    if name.endswith(".py") and not self._skip(path, False):
-                        data = read_regular(str(path))
+                    if name.endswith(".py"):
+                        path = os.path.join(folder, name)
+                        data = read_regular(path)
                         if data is not None and (self.max_file_size is None or len(data) <= self.max_file_size):
-                            self._texts[str(path)] = data.decode("utf-8", "replace")
+                            self._texts[path] = data.decode("utf-8", "replace")
         return self._texts
 
-    def _skip(self, path: Path, is_dir: bool) -> bool:
-        if path.name.startswith(".") or path.name in _NEVER_PROJECT:
+    def _skip(self, folder: Path) -> bool:
+        """Folders not searched for callers: hidden ones, installed or built code, excludes.
+        (Files are not matched against the excludes one by one: a caller the excludes hide
+        still calls.)"""
+        if folder.name.startswith(".") or folder.name in _NEVER_PROJECT:
             return True
-        return self.excluded is not None and self.excluded(path, is_dir)
+        return self.excluded is not None and self.excluded(folder, True)
 
     # -- what an analysis read ----------------------------------------------------------------------
     def record(self) -> "Recording":
