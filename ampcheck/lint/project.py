@@ -20,7 +20,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 from ampcheck.lint.digests import FileDigests, file_hash, read_regular
 from ampcheck.lint.source import SourceError, decode_source, too_large
@@ -93,6 +93,7 @@ class Project:
     implementation: str = ""
     max_file_size: Optional[int] = None
     excluded: Optional[Callable[[Path, bool], bool]] = None  # the run's excludes
+    reads: bool = True  # False: a view that knows only the modules added to it
     _by_path: dict[str, _Loaded] = field(default_factory=dict)
     _modules: dict[tuple[str, str], Optional[str]] = field(default_factory=dict)  # (name, importer dir) -> path
     _recorded: Optional[dict[str, str]] = None
@@ -143,7 +144,16 @@ class Project:
             self._recorded[key] = loaded.digest
         return loaded.summary
 
+    def alone(self) -> "Project":
+        """A view of this project that reads no module besides those added to it: for the
+        events of a file as written, where nothing is followed."""
+        view = Project(self.root, self.build, reads=False, digests=self.digests)
+        view._by_path = {p: loaded for p, loaded in self._by_path.items() if loaded.summary is not None}
+        return view
+
     def _load(self, path: str) -> _Loaded:
+        if not self.reads:
+            return _Loaded(None, "")
         data = read_regular(path)
         if data is None:
             return _Loaded(None, "")
@@ -171,19 +181,17 @@ class Project:
         return _Loaded(summary, digest)
 
     # -- searching the project -----------------------------------------------------------------
-    def files_mentioning(self, *words: str) -> list[str]:
-        """The project's Python files (absolute paths) whose text names every one of `words`:
-        where the callers of a function may be. Every file is read once per run."""
-        patterns = [re.compile(rf"\b{re.escape(w)}\b") for w in words]
+    def files_mentioning(self, module: str, names: Iterable[str]) -> list[str]:
+        """The project's Python files (absolute paths) that name `module` (by its dotted name,
+        or relatively by its last part) and any of `names`: where the callers of those
+        functions may be. Every file is read once per run."""
+        stem = module.rpartition(".")[2]
+        named = re.compile("|".join(rf"\b{re.escape(n)}\b" for n in sorted(names)))
+        relative = re.compile(rf"from\s+\.+\s*import\s+[^\n]*\b{re.escape(stem)}\b|from\s+\.+{re.escape(stem)}\b")
         return [
             path for path, text in self._project_texts().items()
-            if all(w in text for w in words) and all(p.search(text) for p in patterns)
+            if stem in text and (module in text or relative.search(text)) and named.search(text)
         ]
-
-    def imports_relatively(self, path: str, stem: str) -> bool:
-        """Whether the file at `path` imports a sibling module `stem` relatively."""
-        text = self._project_texts().get(path, "")
-        return re.search(rf"from\s+\.+\s*import\s+[^\n]*\b{re.escape(stem)}\b|from\s+\.+{re.escape(stem)}\b", text) is not None
 
     def _project_texts(self) -> dict[str, str]:
         if self._texts is None:

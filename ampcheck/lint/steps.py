@@ -58,6 +58,8 @@ _MAX_EVENTS = 4000
 _SCALER_METHODS = {"unscale_": "unscale", "step": "scaler_step", "update": "update"}
 _ENGINE_WORDS = ("accelerator", "engine", "fabric", "model", "trainer", "wrapper", "runner")
 _HANDED_KINDS = ("scaler", "optimizer", "opaque")
+_TRAINING_METHODS = frozenset({"backward", "step", "update", "unscale_", "zero_grad", "scale"})
+_AMP_STATE = ("scaler", "optimizer", "opaque", "model", "loss", "object", "function")
 
 ClassRef = tuple[ModuleSummary, ClassInfo]
 
@@ -212,7 +214,12 @@ class StepEvents:
         return iter(self._roots)
 
     def of(self, fn: FunctionProgram) -> list[Event]:
-        return self._sequence(self._root_frame(self.home, fn), follow=False)
+        """As written: no call followed, and no other module read to classify what is called."""
+        return self._written._sequence(self._root_frame(self.home, fn), follow=False)
+
+    @cached_property
+    def _written(self) -> "StepEvents":
+        return StepEvents(self.project.alone(), self.home, self.regions)
 
     def _sequence(self, frame: _Frame, follow: bool) -> list[Event]:
         out: list[Event] = []
@@ -305,16 +312,19 @@ class StepEvents:
         return found
 
     def _static_target(self, op: Op, frame: _Frame) -> Optional[FunctionProgram]:
-        module, callee = frame.module, op.callee
+        """The function of the same module a call enters, if any (asked of the module alone:
+        a base class of another module is not read to learn that its method is not here)."""
+        module, callee, local = frame.module, op.callee, self._written.project
         if isinstance(callee, Local):
             return module.functions.get(callee.key)
         if isinstance(callee, SelfMethod) and frame.self_cls is not None:
-            found = self.project.method(*frame.self_cls, callee.name, after=callee.super_)
+            found = local.method(*frame.self_cls, callee.name, after=callee.super_)
             return found[2] if found is not None and found[0] is module else None
         if isinstance(callee, Method) and isinstance(callee.recv, Value):
-            cls = self._class_of(callee.recv.binding, module)
+            b = callee.recv.binding
+            cls = local.find_class(b.cls, module) if b is not None and b.cls is not None else None
             if cls is not None:
-                found = self.project.method(*cls, callee.name)
+                found = local.method(*cls, callee.name)
                 return found[2] if found is not None and found[0] is module else None
         return None
 
@@ -325,6 +335,8 @@ class StepEvents:
         iteration."""
         for cls in module.classes.values():
             own = set(cls.methods)
+            if not any(_steps_train(module.functions[k]) for k in cls.methods.values() if k in module.functions):
+                continue  # nothing it overrides backs a loss up or steps: no base class is read
             ref: ClassRef = (module, cls)
             resolved = set(own)  # names an earlier class of the MRO already defines
             for base_module, base in list(self.project.mro(module, cls))[1:]:
@@ -350,13 +362,7 @@ class StepEvents:
         wanted = {fn.name for fn in self._in_context() if fn.key}
         if not wanted:
             return
-        # a caller imports this module by its full name, or relatively by its last part
-        stem = self.home.name.rpartition(".")[2]
-        paths = set()
-        for name in sorted(wanted):
-            paths |= set(self.project.files_mentioning(self.home.name, name))
-            paths |= {p for p in self.project.files_mentioning(stem, name) if self.project.imports_relatively(p, stem)}
-        paths.discard(self.path)
+        paths = set(self.project.files_mentioning(self.home.name, wanted)) - {self.path}
         for path in sorted(paths):
             module = self.project.summary(path)
             if module is None:
@@ -437,6 +443,8 @@ class StepEvents:
                 return
             target = (found[0], found[2], owner, False)
         elif isinstance(callee, Imported):
+            if not self._hands_amp_state(op, frame):
+                return  # nothing of the step goes in: no need to read the module it lives in
             target = self._imported(callee.qualname, frame)
         if target is None:
             self._opaque(op, frame, guards, out)
@@ -535,6 +543,19 @@ class StepEvents:
             (*frame.stack, id(fn)),
         )
         self._replay(inner, out, follow=True)
+
+    def _hands_amp_state(self, op: Op, frame: _Frame) -> bool:
+        """Whether a call hands on anything a training step is made of: a scaler, an
+        optimizer, a model, a loss or a scaled one, an object of a project class, a function."""
+        for ref in (*op.args, *(v for _, v in op.kwargs)):
+            if ref is None:
+                continue
+            if isinstance(ref, Scaled):
+                return True
+            v = self.val(ref, frame)
+            if v.cls is not None or v.kind in _AMP_STATE or self._scaler(v) is not None or self._is_optimizer(v):
+                return True
+        return False
 
     def _opaque(self, op: Op, frame: _Frame, guards: tuple[Guard, ...], out: list[Event]) -> None:
         """A call into code the project does not hold: opaque when it is handed a scaler or an
@@ -666,6 +687,15 @@ def _external_instance(qualname: str, b: BindingInfo) -> Optional[BindingInfo]:
     if qualname.startswith("torch.optim.") and not qualname.startswith("torch.optim.lr_scheduler"):
         return BindingInfo("optimizer", qualname)
     return BindingInfo("optimizer", qualname) if last in OPTIMIZER_NAMES else None
+
+
+def _steps_train(fn: FunctionProgram) -> bool:
+    """Whether a function does any of a training step itself (backward, a step, an update,
+    unscale_, zero_grad, a gradient read or clip)."""
+    return any(
+        op.kind == "grad_use" or (isinstance(op.callee, Method) and op.callee.name in _TRAINING_METHODS)
+        for op in fn.ops
+    )
 
 
 def _spelling(op: Op, scaled: bool = False) -> Optional[str]:

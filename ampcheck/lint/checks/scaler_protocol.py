@@ -26,6 +26,7 @@ from ampcheck.lint.steps import Event, Guard, exclusive, separating
 # Conditions that switch AMP on and off; the branches they pick are the scaler's own states.
 _AMP_TOGGLE = re.compile(r"amp|fp16|half|mixed|scal(er|ing)|precision|autocast|dtype|float16", re.I)
 _SCALER_EVENTS = ("scaled_backward", "unscale", "scaler_step", "update")
+_NOT_SCALERS = frozenset({"model", "loss", "optimizer", "scheduler"})
 _LR_SCHEDULE = re.compile(r"sched|(^|[._])lr(_|$)|_lr\b|warmup|learning_rate", re.I)
 _PER_OPTIMIZER = re.compile(r"optim|\bopt_?(idx|id|i|index)\b", re.I)
 _NONFINITE_TEST = re.compile(r"isfinite|isnan|isinf|\bnan\b|\binf\b|finite|found_inf", re.I)
@@ -134,12 +135,25 @@ class _Step:
 
 
 def _roots(model: FileModel) -> Iterator[tuple[object, list[Event]]]:
-    """The step sequences, or none in a file where no scaler can appear: every AMP1xx rule is
-    about one, and following every helper of a large scaler-free file costs more than parsing
-    it. A scaler is a binding (inferred from use included) or a name saying "scaler"."""
-    if not model.bindings.of_kind("scaler") and "scaler" not in model.source.lower():
+    """The step sequences, or none in a file where no GradScaler can appear: every AMP1xx rule
+    is about one, and following the calls of a large scaler-free file into the project costs
+    more than parsing it. A GradScaler is a binding (inferred from use included), or a name
+    saying "scaler" that nothing binds to something else (a time-series `self.scaler =
+    MeanScaler(config)` module is no loss scaler)."""
+    if not model.bindings.of_kind("scaler") and not _scaler_names(model):
         return iter(())
     return model.steps.roots()
+
+
+def _scaler_names(model: FileModel) -> list[str]:
+    known = {}
+    for b in model.bindings.all:
+        known.setdefault(b.key.removeprefix("self."), set()).add(b.kind)
+    return [
+        name for name in model.name_nodes
+        if "scaler" in name.lower() and not (known.get(name) and known[name] <= _NOT_SCALERS)
+        and model.bindings.class_named(name) is None  # `class MeanScaler(nn.Module)` itself
+    ]
 
 
 def _steps(model: FileModel) -> Iterator[_Step]:
