@@ -35,6 +35,7 @@ save, autograd_grad, nonfinite (a check or repair of inf/NaN), opaque.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Iterator, Optional, Union
@@ -58,6 +59,9 @@ _MAX_EVENTS = 4000
 _SCALER_METHODS = {"unscale_": "unscale", "step": "scaler_step", "update": "update"}
 _ENGINE_WORDS = ("accelerator", "engine", "fabric", "model", "trainer", "wrapper", "runner")
 _HANDED_KINDS = ("scaler", "optimizer", "opaque")
+# a helper named for a part of the step (`dispatch_clip_grad(parameters, ...)`) is read even
+# when what it is handed (a parameter list) says nothing
+_TRAINING_NAME = re.compile(r"clip|grad|norm|step|backward|scal|optim|update|amp", re.I)
 _TRAINING_METHODS = frozenset({"backward", "step", "update", "unscale_", "zero_grad", "scale"})
 _AMP_STATE = ("scaler", "optimizer", "opaque", "model", "loss", "object", "function")
 
@@ -443,7 +447,7 @@ class StepEvents:
                 return
             target = (found[0], found[2], owner, False)
         elif isinstance(callee, Imported):
-            if not self._hands_amp_state(op, frame):
+            if not _TRAINING_NAME.search(callee.qualname.rpartition(".")[2]) and not self._hands_amp_state(op, frame):
                 return  # nothing of the step goes in: no need to read the module it lives in
             target = self._imported(callee.qualname, frame)
         if target is None:
