@@ -14,8 +14,11 @@ API:
 
 - `Ref`: `Param(name)`, `Attr(name)` (`self.<name>`; "" is `self`), `Value(text, binding,
   qualname)` (anything else: a local or global with what the file's bindings say of it, the
-  qualified name it resolves to through the imports), `Scaled(scaler, text)` (the value of
-  `scaler.scale(x)`, written in place or stored in a name first).
+  qualified name it resolves to through the imports; a function of the file handed on as a
+  value is bound as kind "function"), `Member(base, name, text)` (`model.fp16_scaler`, or a
+  name assigned from it: an attribute of an object whose class the project may hold),
+  `Scaled(scaler, text)` (the value of `scaler.scale(x)`, written in place or stored in a
+  name first).
 - `Op(kind, guards, callee, recv, args, kwargs, star, text)`: `kind` is "call" (a call the
   sequences classify or follow: `callee` says what it calls), "grad_use" (a gradient clip or a
   parameter `.grad` read), "save" (`torch.save`), "autograd_grad", "nonfinite" (a check for

@@ -12,10 +12,11 @@ do not judge that scaler.
 API (facet `model.steps`):
 
 - `Event(kind, op, path, guards, via, scaler, binding, target, target_binding)`: `kind` one
-  of KINDS; `op` the program op (its `text`, `subject`, `loc`, and `node` in the file it was
+  of KINDS; `op` the program op (its `text`, `subject`, and `node` in the file it was
   parsed from); `path` the file the op is written in; `guards` the `Guard`s it sits under,
   outermost first, the callers' included; `via` the call sites it was reached through;
-  `scaler` the scaler as the root spells it, `binding` what is known of it; `target` the
+  `scaler` the scaler (one name for all its spellings, the linted file's first), `binding`
+  what is known of it; `target` the
   optimizer of a step/unscale_/opt_step (for an opaque call: what it was handed).
   `event.node` is the op's node when the op is in the linted file, else None;
   `event.region` the innermost autocast region around it (or around the call that leads to it).
