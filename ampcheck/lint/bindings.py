@@ -7,7 +7,9 @@ API (facet `model.bindings`):
   value that made the binding (the constructor call; for an inferred binding, the first use);
   `qualname` the constructor's qualified name (an in-file class: its name); `enabled`
   True / False / None ("maybe": `enabled=use_amp`, a constructor under a conditional
-  expression, a scaler known only from its use); `device` the scaler's device type when
+  expression, a scaler known only from its use); `built_enabled` for a scaler, whether the
+  GradScaler is enabled whenever it is the one that runs (True where `enabled` is None only
+  because a stand-in such as `None` may run instead); `device` the scaler's device type when
   written; `params_of` for an optimizer the dotted text of the module whose `.parameters()`
   it takes (`"model"`, `"self.model"`); `scope` the FunctionDef of a local, the ClassDef of a
   `self.` attribute, None for a module global; `cls` the in-file ClassDef a value is an
@@ -95,6 +97,7 @@ class Binding:
     node: cst.CSTNode
     qualname: Optional[str] = None
     enabled: Optional[bool] = True
+    built_enabled: Optional[bool] = None
     device: Optional[str] = None
     params_of: Optional[str] = None
     scope: Optional[cst.CSTNode] = None
@@ -400,7 +403,9 @@ class Bindings:
             else:
                 v = self.consts.value(dev_expr)
                 device = v if isinstance(v, str) else None
-        return Binding("scaler", key, call, qual, enabled=enabled, device=device, scope=scope, toggles=toggles)
+        return Binding(
+            "scaler", key, call, qual, enabled=enabled, built_enabled=enabled, device=device, scope=scope, toggles=toggles
+        )
 
     def _params_of(self, call: cst.Call) -> Optional[str]:
         """The module an optimizer optimizes: the receiver of a `.parameters()` in its first
@@ -481,7 +486,10 @@ def _merge(bindings: list[Optional[Binding]]) -> Optional[Binding]:
         enabled = _merge_enabled([b.enabled for b in scalers])
         if len(scalers) != len(bindings) and enabled is not False:
             enabled = None  # a stand-in may be what runs
-        return replace(scalers[0], enabled=enabled, toggles=tuple(dict.fromkeys(t for b in scalers for t in b.toggles)))
+        return replace(
+            scalers[0], enabled=enabled, built_enabled=_merge_enabled([b.built_enabled for b in scalers]),
+            toggles=tuple(dict.fromkeys(t for b in scalers for t in b.toggles)),
+        )
     if len(known) != len(bindings) or len({b.kind for b in known}) != 1:
         return None
     return replace(known[0], enabled=_merge_enabled([b.enabled for b in known]))

@@ -81,7 +81,7 @@ def scaler_with_bf16(model: FileModel) -> Iterable[Finding]:
         return
     seen: set[int] = set()
     for scaler in model.bindings.of_kind("scaler"):
-        if scaler.enabled is not True or scaler.inferred or id(scaler.node) in seen:
+        if scaler.built_enabled is not True or scaler.inferred or id(scaler.node) in seen:
             continue
         seen.add(id(scaler.node))
         yield model.finding(
