@@ -27,7 +27,7 @@ API:
   cls, super_)`, `Method(recv, name)` (also `__call__` of a value), `Unknown(name)`.
 - `GuardSpec(kind, branch, test)`: one branch of an `if`, a loop body ("loop", or "retry" for
   a loop that leaves after one pass), the code after an early `continue`/`return`, an
-  `except`, a `case`.
+  `except`, a `case`; `test` is the `if`/`while` test or what a `for` iterates over.
 - `FunctionProgram`, `ClassInfo`, `ModuleSummary`: a file's programs, classes (bases by
   qualified name, methods, `self.` attribute bindings, attributes that escape), re-exports.
 - `build_summary(tree, bindings, module_name)` and `ModuleSummary.to_json / from_json`.
@@ -374,7 +374,10 @@ class _Builder:
         g = self._guard_cache.get(k)
         if g is None:
             kind = {cst.If: "if", cst.For: "for", cst.While: "while", cst.Try: "try", cst.TryStar: "try", cst.Match: "match"}[type(node)]
-            test = self.tree.condition_text(node.test) if isinstance(node, (cst.If, cst.While)) else None
+            if isinstance(node, (cst.If, cst.While)):
+                test: Optional[str] = self.tree.condition_text(node.test)
+            else:
+                test = self.tree.condition_text(node.iter) if isinstance(node, cst.For) else None
             g = self._guard_cache[k] = GuardSpec(kind, branch, id(node), test, node=node)
         return g
 

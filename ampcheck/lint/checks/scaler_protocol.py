@@ -9,6 +9,7 @@ two calls' conditions differ.
 """
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from typing import Callable, Iterator, NamedTuple, Optional
@@ -17,6 +18,7 @@ import libcst as cst
 
 from ampcheck.findings import Finding
 from ampcheck.lint.checks import check
+from ampcheck.lint.bindings import OPTIMIZER_NAME
 from ampcheck.lint.consteval import UNKNOWN
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import dotted
@@ -101,7 +103,7 @@ class _Step:
         when a check it sits under passes (`if torch.isfinite(norm): opt.step()`)."""
         if any(x.kind == "nonfinite" for x in self.between(a, b)):
             return True
-        return any(g.test is not None and _NONFINITE_TEST.search(g.test) for g in b.guards)
+        return any(g.test is not None and g.kind != "for" and _NONFINITE_TEST.search(g.test) for g in b.guards)
 
     def training_loops(self, e: Event) -> tuple[Guard, ...]:
         """The loops around `e` that back-propagate (not a loop over the optimizers)."""
@@ -318,6 +320,58 @@ def _amp103(step: _Step) -> Iterator[tuple[Event, str]]:
                     "is adjusted without this iteration's inf check (\"No inf checks were recorded prior "
                     f"to update\"); call `{s}.update()` after `{s}.step(...)`")
                 )
+            elif b is not None and not b.inferred:
+                loop = _optimizer_loop(step, u, steps_, b, s)
+                if loop is not None:
+                    yield u, (
+                        _say(b, f"`{s}.update()` runs on every pass of `for ... in {loop.test}`, once per "
+                        "optimizer: each update adjusts the scale from only the optimizer stepped before "
+                        f"it; call it once, after `{s}.step(...)` has run for every optimizer")
+                    )
+
+
+def _optimizer_loop(step: _Step, u: Event, steps_: list[Event], b: Binding, s: str) -> Optional[Guard]:
+    """The loop over the optimizers that runs the update and a step of its scaler on every
+    pass (coqui's Trainer before 7fe6c92). Only for a scaler known to be one object: a scaler
+    picked per optimizer (`self.scalers[idx]`, `zip(optimizers, scalers)`) is not."""
+    loops = [g for g in u.loops if g.kind == "for" and g.test is not None and _over_optimizers(g.test)]
+    if not loops or "scal" in (loops[-1].test or ""):
+        return None
+    cu = step.conditions(u, b, s)
+    if any(
+        loops[-1] in x.loops and x.loops == u.loops and step.conditions(x, b, s) == cu and not exclusive(x, u)
+        for x in steps_
+    ):
+        return loops[-1]
+    return None
+
+
+_WRAPPERS = frozenset({"enumerate", "zip", "reversed", "list", "tuple", "sorted", "range", "len"})
+
+
+def _over_optimizers(iterable: str) -> bool:
+    """Whether a `for` iterates over optimizers: `self.optimizers`, `enumerate(optimizers)`,
+    `[opt_g, opt_d]`, `self.optimizers()`, `optimizers.values()`, `range(len(optimizers))`."""
+    try:
+        expr = ast.parse(iterable, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    while isinstance(expr, ast.Call):
+        func = expr.func
+        if isinstance(func, ast.Name) and func.id in _WRAPPERS and expr.args:
+            expr = expr.args[0]
+        elif isinstance(func, ast.Attribute) and not expr.args and (func.attr in ("values", "items") or _named_optimizers(func)):
+            expr = func.value if func.attr in ("values", "items") else func
+        else:
+            return False
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        return bool(expr.elts) and all(_named_optimizers(e) for e in expr.elts)
+    return _named_optimizers(expr)
+
+
+def _named_optimizers(expr: ast.expr) -> bool:
+    name = expr.attr if isinstance(expr, ast.Attribute) else expr.id if isinstance(expr, ast.Name) else None
+    return name is not None and bool(OPTIMIZER_NAME.search(name)) and "sched" not in name.lower()
 
 
 # -- AMP104 -------------------------------------------------------------------------------------
