@@ -166,6 +166,23 @@ def test_a_name_imported_twice_the_same_way_is_still_one_binding():
     assert finding.fix is not None and finding.fix.applicability == "safe"
 
 
+def test_a_use_of_a_name_declared_global_somewhere_is_not_rewritten():
+    # found by test_never_crashes: `amp` bound twice at module level, and declared global
+    source = (
+        "import torch\n"
+        "class Helper:\n"
+        "    ctx = amp.autocast()\n"
+        "try:\n"
+        "    amp: object = None\n"
+        "except ImportError:\n"
+        "    pass\n"
+        "import torch.cuda.amp as amp\n"
+        "global amp\n"
+    )
+    [finding] = lint_source(source, select="AMP4")
+    assert finding.fix is None
+
+
 def test_a_module_torch_hidden_by_a_parameter_is_not_used_to_spell_the_fix():
     source = (
         "import torch\n"

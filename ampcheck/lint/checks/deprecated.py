@@ -41,7 +41,7 @@ from ampcheck.findings import Applicability, Edit, Finding, Fix
 from ampcheck.lint.checks import check
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import dotted, import_key
-from ampcheck.lint.scopes import Scopes
+from ampcheck.lint.scopes import UNKNOWN, Scopes
 
 
 @dataclass(frozen=True)
@@ -432,8 +432,9 @@ def _torch_name(
 
 def _one_binding(scopes: Scopes, name: cst.Name) -> bool:
     """Whether a use of `name` can reach one binding only: a use that may mean two things is
-    never rewritten."""
-    return len(scopes.reaching(name.value, name)) == 1
+    never rewritten, nor one whose name is declared `global` or `nonlocal` somewhere."""
+    found = scopes.reaching(name.value, name)
+    return len(found) == 1 and UNKNOWN not in found
 
 
 def _references(model: FileModel, local: str) -> list[cst.Name]:
