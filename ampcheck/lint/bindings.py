@@ -163,7 +163,7 @@ class Bindings:
         out = {}
         for (scope, key), entries in self._by_key.items():
             if scope is cls:
-                merged = _merge([b for _, b in entries])
+                merged = _merge_attribute(entries)
                 if merged is not None:
                     out[key] = merged
         for (scope, key), b in self._inferred.items():
@@ -204,7 +204,7 @@ class Bindings:
             seen.add(cls.name.value)
             entries = self._by_key.get((cls, key))
             if entries:
-                return _merge([b for _, b in entries])
+                return _merge_attribute(entries)
             inferred = self._inferred.get((cls, key))
             if inferred is not None:
                 return inferred
@@ -493,6 +493,24 @@ def _merge(bindings: list[Optional[Binding]]) -> Optional[Binding]:
     if len(known) != len(bindings) or len({b.kind for b in known}) != 1:
         return None
     return replace(known[0], enabled=_merge_enabled([b.enabled for b in known]))
+
+
+def _merge_attribute(entries: list[tuple[cst.CSTNode, Optional[Binding]]]) -> Optional[Binding]:
+    """What the assignments to one `self.` attribute agree on. `self.updater = None` in
+    `__init__` and `self.updater = Updater(...)` in a setup method make an Updater: a method
+    called on the attribute runs on it (on None it could not run). A scaler keeps None as its
+    stand-in: `if self.scaler is not None:` is how code switches AMP."""
+    assigned = [b for n, b in entries if not _assigns_none(n)]
+    if len(assigned) != len(entries):
+        merged = _merge(assigned)
+        if merged is not None and merged.kind != "scaler":
+            return merged
+    return _merge([b for _, b in entries])
+
+
+def _assigns_none(node: cst.CSTNode) -> bool:
+    value = getattr(node, "value", None)
+    return isinstance(value, cst.Name) and value.value == "None"
 
 
 def _conditional_block(stmt: cst.CSTNode, child: cst.CSTNode) -> bool:

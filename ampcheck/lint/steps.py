@@ -399,7 +399,7 @@ class StepEvents:
         """A scaler call on a parameter or `self.` attribute that is (or is named as) a
         GradScaler, a scaler parameter, or a backward: what the function does depends on
         what its caller hands it or how its object is used."""
-        handed = fn.params[1:] if fn.self_name is not None else fn.params
+        handed = (*(fn.params[1:] if fn.self_name is not None else fn.params), *fn.kwonly)
         if any("scaler" in p.lower() or (fn.param_bindings.get(p) or BindingInfo("")).kind == "scaler" for p in handed):
             return True
         for op in fn.ops:
