@@ -381,6 +381,20 @@ class _Builder:
             g = self._guard_cache[k] = GuardSpec(kind, branch, id(node), test, node=node)
         return g
 
+    def _loop_kind(self, loop: Union[cst.For, cst.While]) -> str:
+        """"retry" for a loop that runs its body once: one whose body ends by leaving it
+        (`while True: try: ...; return`), which repeats only when a `continue` sends it round
+        again, or a `for _ in range(n)` with `n` a constant 1 (Applio's `d_step_per_g_step =
+        1`). Neither is a training iteration."""
+        if isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call) and dotted(loop.iter.func) == "range":
+            args = loop.iter.args
+            if len(args) == 1 and args[0].keyword is None and not args[0].star and self.b.consts.value(args[0].value) == 1:
+                return "retry"
+        stmts = _statements(loop.body)
+        last = stmts[-1] if stmts else None
+        smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
+        return "retry" if smalls and isinstance(smalls[-1], (cst.Break, cst.Return, cst.Raise)) else "loop"
+
     def _block(self, stmts: Sequence[cst.CSTNode], guards: tuple[GuardSpec, ...], out: list[Op]) -> None:
         for stmt in stmts:
             self._statement(stmt, guards, out)
@@ -402,12 +416,12 @@ class _Builder:
                 sub(stmt.orelse.body, self._guard(stmt, "orelse"))
         elif isinstance(stmt, cst.For):
             self._expr(stmt.iter, guards, out)
-            sub(stmt.body, self._guard(stmt, _loop_kind(stmt)))
+            sub(stmt.body, self._guard(stmt, self._loop_kind(stmt)))
             if stmt.orelse is not None:
                 sub(stmt.orelse.body, None)
         elif isinstance(stmt, cst.While):
             self._expr(stmt.test, guards, out)
-            sub(stmt.body, self._guard(stmt, _loop_kind(stmt)))
+            sub(stmt.body, self._guard(stmt, self._loop_kind(stmt)))
         elif isinstance(stmt, cst.With):
             for item in stmt.items:
                 self._expr(item.item, guards, out)
@@ -688,13 +702,6 @@ def _exits(body: cst.BaseSuite) -> bool:
     return bool(smalls) and isinstance(smalls[-1], (cst.Continue, cst.Break, cst.Return, cst.Raise))
 
 
-def _loop_kind(loop: Union[cst.For, cst.While]) -> str:
-    """"retry" for a loop whose body ends by leaving it (`while True: try: ...; return`): it
-    repeats only when a `continue` sends it round again, so it is no training iteration."""
-    stmts = _statements(loop.body)
-    last = stmts[-1] if stmts else None
-    smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
-    return "retry" if smalls and isinstance(smalls[-1], (cst.Break, cst.Return, cst.Raise)) else "loop"
 
 
 def _is_super_call(expr: cst.BaseExpression) -> bool:
