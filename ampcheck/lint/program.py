@@ -42,6 +42,7 @@ from typing import Any, Iterator, Optional, Sequence, Union
 import libcst as cst
 
 from ampcheck.lint.bindings import Binding, Bindings
+from ampcheck.lint.checkpoints import checkpoint_without_scaler
 from ampcheck.lint.consteval import _param_names
 from ampcheck.lint.names import dotted
 from ampcheck.lint.tree import SourceTree
@@ -178,6 +179,9 @@ class Op:
     star: bool = False  # `*args` / `**kwargs` forwarded
     text: str = ""  # one-line spelling of the call or read, for messages
     subject: str = ""  # one-line spelling of a method call's receiver (the loss of a backward)
+    # a save of a checkpoint with optimizer state but not the scaler's: which checkpoint dict
+    # of its module it writes (one finding per dict, however many files it is saved to)
+    checkpoint: Optional[int] = None
     node: Optional[cst.CSTNode] = field(default=None, repr=False)
 
 
@@ -247,6 +251,7 @@ class _Builder:
         self.b = bindings
         self.module_name = module_name
         self._guard_cache: dict[tuple[int, str], GuardSpec] = {}
+        self._checkpoints: dict[int, int] = {}  # id of a checkpoint dict -> its number
         self._aliases = 0  # `x = y.a` ... `y = x.b`: how deep `ref` is in following them
         self._scaled = self._index_scaled_assignments()
         self._local_functions = self._index_local_functions()
@@ -503,7 +508,9 @@ class _Builder:
 
     def _library_call(self, call: cst.Call, quals: frozenset[str], last: Optional[str], guards: tuple[GuardSpec, ...]) -> Optional[Op]:
         if _TORCH_SAVE in quals:
-            return Op("save", guards, text=self._text(call.func), node=call)
+            d = checkpoint_without_scaler(self.tree, self.b, call)
+            checkpoint = self._checkpoints.setdefault(id(d), len(self._checkpoints)) if d is not None else None
+            return Op("save", guards, text=self._text(call.func), checkpoint=checkpoint, node=call)
         if _AUTOGRAD_GRAD in quals:
             return Op("autograd_grad", guards, text=self._text(call.func), node=call)
         torch_only = all(q.startswith("torch.") for q in quals)
@@ -773,7 +780,7 @@ class _Encoder:
             "callee": self.callee(o.callee) if o.callee is not None else None,
             "args": [self.ref(a) if a is not None else None for a in o.args],
             "kwargs": [[k, self.ref(v)] for k, v in o.kwargs], "star": o.star, "text": o.text,
-            "subject": o.subject,
+            "subject": o.subject, "checkpoint": o.checkpoint,
         }
 
     def callee(self, c: Callee) -> dict[str, Any]:
@@ -828,7 +835,7 @@ class _Decoder:
             d["kind"], tuple(self.guards[i] for i in d["guards"]),
             self.callee(d["callee"]) if d["callee"] is not None else None,
             tuple(self.ref(a) if a is not None else None for a in d["args"]),
-            tuple((k, self.ref(v)) for k, v in d["kwargs"]), d["star"], d["text"], d["subject"],
+            tuple((k, self.ref(v)) for k, v in d["kwargs"]), d["star"], d["text"], d["subject"], d["checkpoint"],
         )
 
     def callee(self, d: dict[str, Any]) -> Callee:

@@ -10,6 +10,7 @@ two calls' conditions differ.
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Callable, Iterator, NamedTuple, Optional
@@ -19,9 +20,7 @@ import libcst as cst
 from ampcheck.findings import Finding
 from ampcheck.lint.checks import check
 from ampcheck.lint.bindings import OPTIMIZER_NAME
-from ampcheck.lint.consteval import UNKNOWN
 from ampcheck.lint.model import FileModel
-from ampcheck.lint.names import dotted
 from ampcheck.lint.program import BindingInfo as Binding
 from ampcheck.lint.steps import Event, Guard, exclusive, separating
 
@@ -575,95 +574,21 @@ def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
     if not used:
         return
     b = next((x for x in used if x is not None and x.enabled is True), used[0])
-    seen: set[cst.CSTNode] = set()
-    for e in model.steps.events:
-        if e.kind != "save" or e.node is None or e.node in seen:
+    seen: set[tuple[str, int]] = set()
+    # every save written here (reached or not), then those of helpers in other modules
+    foreign = (e for _, events in _roots(model) for e in events if e.node is None)
+    for e in itertools.chain(model.steps.events, foreign):
+        if e.kind != "save" or e.op.checkpoint is None or (e.path, e.op.checkpoint) in seen:
             continue
-        seen.add(e.node)
-        call = e.node
-        assert isinstance(call, cst.Call)
-        if not call.args:
-            continue
-        d = _saved_dict(model, call.args[0].value, call)
-        if d is None or d in seen or not _has_optimizer_state(model, d) or _mentions_scaler(model, d):
-            continue
-        seen.add(d)  # one finding per checkpoint dict, at its first save (`last.pt`, then `best.pt`)
-        yield model.finding(
-            "AMP109", call,
+        found = model.event_finding(
+            "AMP109", e,
             _say(b, "this checkpoint saves the model and optimizer state but not the GradScaler's: after "
             "resuming, the loss scale restarts at 65536 and the first steps overflow and are skipped; add "
             "`\"scaler\": scaler.state_dict()` and load it on resume"),
         )
-
-
-def _saved_dict(model: FileModel, expr: cst.BaseExpression, at: cst.CSTNode) -> Optional[cst.Dict]:
-    """The dict literal a `torch.save` at `at` writes, when the whole of it is visible: written
-    in the call, or the value of the assignment to the name that most recently precedes it,
-    with nothing between them adding to it (`ckpt[key] = ...`, `ckpt.update(...)`) or handing
-    it to code that might (`callback.on_save(ckpt)`)."""
-    if isinstance(expr, cst.Dict):
-        return expr if all(isinstance(el, cst.DictElement) for el in expr.elements) else None
-    if not isinstance(expr, cst.Name):
-        return None
-    fn = model.enclosing_function(expr)
-    name = expr.value
-    order = model.precedes
-    latest: Optional[cst.Assign] = None
-    for node in model.assigns:
-        if isinstance(node, cst.Assign) and model.enclosing_function(node) is fn and order(node, at):
-            if any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets):
-                latest = node
-    if latest is None or not isinstance(latest.value, cst.Dict):
-        return None
-
-    def between(node: cst.CSTNode) -> bool:
-        return model.enclosing_function(node) is fn and order(latest, node) and order(node, at)
-
-    for node in model.assigns:
-        targets = node.targets if isinstance(node, cst.Assign) else []
-        if between(node) and any(isinstance(t.target, cst.Subscript) and dotted(t.target.value) == name for t in targets):
-            return None
-    for c in model.calls:
-        if not between(c) or model.callee(c) == "torch.save":
-            continue
-        if isinstance(c.func, cst.Attribute) and dotted(c.func.value) == name:
-            return None
-        if any(isinstance(a.value, cst.Name) and a.value.value == name for a in c.args):
-            return None
-    return _saved_dict(model, latest.value, at)
-
-
-_SCALER_STATE = re.compile(r"scaler|amp|scale", re.I)
-
-
-def _mentions_scaler(model: FileModel, d: cst.Dict) -> bool:
-    """Whether a checkpoint dict may hold the scaler's state: a key or value naming it
-    (`"amp_state": amp_state`), or a value assigned from something that does."""
-    if _SCALER_STATE.search(model.code_for(d)):
-        return True
-    for el in d.elements:
-        if isinstance(el, cst.DictElement) and isinstance(el.value, (cst.Name, cst.Attribute)):
-            if any(_SCALER_STATE.search(model.code_for(v)) for v in model.values_of(el.value)):
-                return True
-    return False
-
-
-def _has_optimizer_state(model: FileModel, d: cst.Dict) -> bool:
-    """An optimizer's `state_dict()`, or a value under an "optimizer" key that is not a
-    constant placeholder (yolov5's `"optimizer": None` marks a weights-only checkpoint)."""
-    for el in d.elements:
-        assert isinstance(el, cst.DictElement)
-        key = model.consts.value(el.key)
-        v = el.value
-        if isinstance(key, str) and "optim" in key.lower() and model.consts.value(v) is UNKNOWN:
-            return True
-        if (
-            isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute) and v.func.attr.value == "state_dict"
-            and isinstance(v.func.value, (cst.Name, cst.Attribute))
-            and model.bindings.is_optimizer(v.func.value, v)
-        ):
-            return True
-    return False
+        if found is not None:
+            seen.add((e.path, e.op.checkpoint))  # one finding per checkpoint dict, at its first save
+            yield found
 
 
 # -- AMP110 -------------------------------------------------------------------------------------

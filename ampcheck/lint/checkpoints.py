@@ -1,0 +1,95 @@
+"""What a `torch.save` writes: whether it is a checkpoint that holds optimizer state but not
+the GradScaler's (AMP109). Answered where the program model is built, so a save in a helper of
+another module (`save_checkpoint(model, optimizer, ...)` in utils.py) is judged from its
+module's summary like one written in the training file."""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import libcst as cst
+
+from ampcheck.lint.bindings import Bindings
+from ampcheck.lint.consteval import UNKNOWN
+from ampcheck.lint.names import dotted
+from ampcheck.lint.tree import SourceTree
+
+_SCALER_STATE = re.compile(r"scaler|amp|scale", re.I)
+
+
+def checkpoint_without_scaler(tree: SourceTree, bindings: Bindings, call: cst.Call) -> Optional[cst.Dict]:
+    """The dict literal a `torch.save` call writes when the whole of it is visible, it holds
+    optimizer state, and nothing in it names the scaler's state; else None."""
+    if not call.args:
+        return None
+    d = _saved_dict(tree, call.args[0].value, call)
+    if d is None or not _has_optimizer_state(bindings, d) or _mentions_scaler(tree, d):
+        return None
+    return d
+
+
+def _saved_dict(tree: SourceTree, expr: cst.BaseExpression, at: cst.CSTNode) -> Optional[cst.Dict]:
+    """The dict literal a `torch.save` at `at` writes, when the whole of it is visible: written
+    in the call, or the value of the assignment to the name that most recently precedes it,
+    with nothing between them adding to it (`ckpt[key] = ...`, `ckpt.update(...)`) or handing
+    it to code that might (`callback.on_save(ckpt)`)."""
+    if isinstance(expr, cst.Dict):
+        return expr if all(isinstance(el, cst.DictElement) for el in expr.elements) else None
+    if not isinstance(expr, cst.Name):
+        return None
+    fn = tree.enclosing_function(expr)
+    name = expr.value
+    order = tree.precedes
+    latest: Optional[cst.Assign] = None
+    for node in tree.assigns:
+        if isinstance(node, cst.Assign) and tree.enclosing_function(node) is fn and order(node, at):
+            if any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets):
+                latest = node
+    if latest is None or not isinstance(latest.value, cst.Dict):
+        return None
+
+    def between(node: cst.CSTNode) -> bool:
+        return tree.enclosing_function(node) is fn and order(latest, node) and order(node, at)
+
+    for node in tree.assigns:
+        targets = node.targets if isinstance(node, cst.Assign) else []
+        if between(node) and any(isinstance(t.target, cst.Subscript) and dotted(t.target.value) == name for t in targets):
+            return None
+    for c in tree.calls:
+        if not between(c) or tree.callee(c) == "torch.save":
+            continue
+        if isinstance(c.func, cst.Attribute) and dotted(c.func.value) == name:
+            return None
+        if any(isinstance(a.value, cst.Name) and a.value.value == name for a in c.args):
+            return None
+    return _saved_dict(tree, latest.value, at)
+
+
+def _mentions_scaler(tree: SourceTree, d: cst.Dict) -> bool:
+    """Whether a checkpoint dict may hold the scaler's state: a key or value naming it
+    (`"amp_state": amp_state`), or a value assigned from something that does."""
+    if _SCALER_STATE.search(tree.code_for(d)):
+        return True
+    for el in d.elements:
+        if isinstance(el, cst.DictElement) and isinstance(el.value, (cst.Name, cst.Attribute)):
+            if any(_SCALER_STATE.search(tree.code_for(v)) for v in tree.values_of(el.value)):
+                return True
+    return False
+
+
+def _has_optimizer_state(bindings: Bindings, d: cst.Dict) -> bool:
+    """An optimizer's `state_dict()`, or a value under an "optimizer" key that is not a
+    constant placeholder (yolov5's `"optimizer": None` marks a weights-only checkpoint)."""
+    for el in d.elements:
+        assert isinstance(el, cst.DictElement)
+        key = bindings.consts.value(el.key)
+        v = el.value
+        if isinstance(key, str) and "optim" in key.lower() and bindings.consts.value(v) is UNKNOWN:
+            return True
+        if (
+            isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute) and v.func.attr.value == "state_dict"
+            and isinstance(v.func.value, (cst.Name, cst.Attribute))
+            and bindings.is_optimizer(v.func.value, v)
+        ):
+            return True
+    return False
