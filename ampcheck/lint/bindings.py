@@ -152,8 +152,7 @@ class Bindings:
         text = dotted(expr)
         if text is None:
             return False
-        last = text.rsplit(".", 1)[-1]
-        return bool(OPTIMIZER_NAME.search(last)) and "sched" not in last.lower()
+        return named_like_optimizer(text.rsplit(".", 1)[-1])
 
     def class_named(self, name: str) -> Optional[cst.ClassDef]:
         return self._classes.get(name)
@@ -493,6 +492,11 @@ def _merge(bindings: list[Optional[Binding]]) -> Optional[Binding]:
     if len(known) != len(bindings) or len({b.kind for b in known}) != 1:
         return None
     return replace(known[0], enabled=_merge_enabled([b.enabled for b in known]))
+
+
+def named_like_optimizer(name: str) -> bool:
+    """`optimizer`, `opt_g`, `optimizers`; not an LR scheduler named after one."""
+    return bool(OPTIMIZER_NAME.search(name)) and "sched" not in name.lower()
 
 
 def _merge_attribute(entries: list[tuple[cst.CSTNode, Optional[Binding]]]) -> Optional[Binding]:

@@ -379,10 +379,8 @@ class _Builder:
         g = self._guard_cache.get(k)
         if g is None:
             kind = {cst.If: "if", cst.For: "for", cst.While: "while", cst.Try: "try", cst.TryStar: "try", cst.Match: "match"}[type(node)]
-            if isinstance(node, (cst.If, cst.While)):
-                test: Optional[str] = self.tree.condition_text(node.test)
-            else:
-                test = self.tree.condition_text(node.iter) if isinstance(node, cst.For) else None
+            tested = node.test if isinstance(node, (cst.If, cst.While)) else node.iter if isinstance(node, cst.For) else None
+            test = self.tree.condition_text(tested) if tested is not None else None
             g = self._guard_cache[k] = GuardSpec(kind, branch, id(node), test, node=node)
         return g
 
@@ -395,10 +393,7 @@ class _Builder:
             args = loop.iter.args
             if len(args) == 1 and args[0].keyword is None and not args[0].star and self.b.consts.value(args[0].value) == 1:
                 return "retry"
-        stmts = _statements(loop.body)
-        last = stmts[-1] if stmts else None
-        smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
-        return "retry" if smalls and isinstance(smalls[-1], (cst.Break, cst.Return, cst.Raise)) else "loop"
+        return "retry" if _exits(loop.body, leaving=(cst.Break, cst.Return, cst.Raise)) else "loop"
 
     def _block(self, stmts: Sequence[cst.CSTNode], guards: tuple[GuardSpec, ...], out: list[Op]) -> None:
         for stmt in stmts:
@@ -700,15 +695,15 @@ def _statements(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     return [node]
 
 
-def _exits(body: cst.BaseSuite) -> bool:
+def _exits(body: cst.BaseSuite, leaving: tuple[type, ...] = (cst.Continue, cst.Break, cst.Return, cst.Raise)) -> bool:
+    """Whether a block ends with a statement that leaves it (`continue`, `break`, `return`,
+    `raise`, or those of `leaving`)."""
     stmts = _statements(body)
     if not stmts:
         return False
     last = stmts[-1]
     smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
-    return bool(smalls) and isinstance(smalls[-1], (cst.Continue, cst.Break, cst.Return, cst.Raise))
-
-
+    return bool(smalls) and isinstance(smalls[-1], leaving)
 
 
 def _is_super_call(expr: cst.BaseExpression) -> bool:

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Iterator, Optional, Union
 
-from ampcheck.lint.bindings import OPTIMIZER_NAMES, OPTIMIZER_NAME, SCALER_QUALNAMES
+from ampcheck.lint.bindings import OPTIMIZER_NAMES, SCALER_QUALNAMES, named_like_optimizer
 from ampcheck.lint.program import (
     Attr, BindingInfo, ClassInfo, FunctionProgram, GuardSpec, Imported, Local, Member, Method, ModuleSummary,
     Op, Param, Ref, Scaled, SelfMethod, Value,
@@ -681,8 +681,7 @@ class StepEvents:
             return self.project.base_kind(*v.cls) == "optimizer"
         if v.text is None:
             return False
-        last = v.text.rsplit(".", 1)[-1]
-        return bool(OPTIMIZER_NAME.search(last)) and "sched" not in last.lower()
+        return named_like_optimizer(v.text.rsplit(".", 1)[-1])
 
 
 def _external_instance(qualname: str, b: BindingInfo) -> Optional[BindingInfo]:

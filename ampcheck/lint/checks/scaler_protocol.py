@@ -19,7 +19,7 @@ import libcst as cst
 
 from ampcheck.findings import Finding
 from ampcheck.lint.checks import check
-from ampcheck.lint.bindings import OPTIMIZER_NAME
+from ampcheck.lint.bindings import named_like_optimizer
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.program import BindingInfo as Binding
 from ampcheck.lint.steps import Event, Guard, exclusive, separating
@@ -370,7 +370,7 @@ def _over_optimizers(iterable: str) -> bool:
 
 def _named_optimizers(expr: ast.expr) -> bool:
     name = expr.attr if isinstance(expr, ast.Attribute) else expr.id if isinstance(expr, ast.Name) else None
-    return name is not None and bool(OPTIMIZER_NAME.search(name)) and "sched" not in name.lower()
+    return name is not None and named_like_optimizer(name)
 
 
 # -- AMP104 -------------------------------------------------------------------------------------
