@@ -1,4 +1,7 @@
-"""The rule catalog, read from the Markdown docs shipped in `ampcheck/rules/`.
+"""The rule catalog, read from the Markdown rule docs.
+
+The docs are written in the repository's top-level `rules/` folder and ship in the wheel as
+`ampcheck/rules/`; `folder()` finds whichever of the two this ampcheck runs from.
 
 The docs are the single source of every code's name, severity, fix availability and
 origin (lint or trace), so the catalog parses them rather than repeating them in code.
@@ -10,10 +13,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 
 # Where a finding's `url` points: the doc's path in this repository (shipped in the wheel too).
-DOCS_URL = "ampcheck/rules/{code}.md"
+DOCS_URL = "rules/{code}.md"
 
 FRONT_MATTER_KEYS = ("code", "name", "severity", "fix", "source")
 ALLOWED = {
@@ -126,14 +129,20 @@ def parse(text: str, where: str) -> RuleDoc:
 
 
 @lru_cache(maxsize=1)
+def folder() -> Path:
+    """The folder of the rule docs: `ampcheck/rules/` inside an installed wheel, else the
+    checkout's top-level `rules/` beside the package (a source tree or an editable install)."""
+    package = Path(__file__).resolve().parent
+    shipped = package / "rules"
+    return shipped if shipped.is_dir() else package.parent / "rules"
+
+
+@lru_cache(maxsize=1)
 def load() -> dict[str, RuleDoc]:
     """Every shipped rule doc by code, in code order. Raises CatalogError on a malformed doc."""
     docs: dict[str, RuleDoc] = {}
-    folder = resources.files("ampcheck") / "rules"
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if not entry.name.endswith(".md"):
-            continue
-        where = f"ampcheck/rules/{entry.name}"
+    for entry in sorted(folder().glob("*.md"), key=lambda e: e.name):
+        where = f"rules/{entry.name}"
         doc = parse(entry.read_text(encoding="utf-8"), where)
         if entry.name != f"{doc.code}.md":
             raise CatalogError(f"{where}: file name must be {doc.code}.md")

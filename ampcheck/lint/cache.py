@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Optional
 
-from ampcheck import __version__
+from ampcheck import __version__, catalog
 from ampcheck.findings import Finding
 
 FOLDER = ".ampcheck_cache"
@@ -38,12 +38,12 @@ def implementation() -> str:
     checkout (an editable install between releases) never replays findings of older code."""
     package = Path(__file__).resolve().parents[1]
     stats = []
-    for path in sorted((*package.glob("lint/**/*.py"), *package.glob("rules/*.md"))):
+    for path in sorted((*package.glob("lint/**/*.py"), *catalog.folder().glob("*.md"))):
         try:
             st = path.stat()
         except OSError:
             continue
-        stats.append(f"{path.relative_to(package).as_posix()}:{st.st_size}:{st.st_mtime_ns}")
+        stats.append(f"{path.parent.name}/{path.name}:{st.st_size}:{st.st_mtime_ns}")
     return __version__ + "\0" + hashlib.sha256("\n".join(stats).encode()).hexdigest()
 
 

@@ -50,7 +50,7 @@ def test_doc_is_parsed_into_fields_sections_and_examples():
     assert doc.title == "AMP999 example-rule"
     assert list(doc.sections) == list(catalog.SECTIONS)
     assert (doc.bad, doc.good) == ("x = 1\n", "y = 1\n")
-    assert doc.url == "ampcheck/rules/AMP999.md"
+    assert doc.url == "rules/AMP999.md"
 
 
 @pytest.mark.parametrize(
@@ -112,34 +112,41 @@ def test_rule_needs_exactly_one_of_code_or_all(args):
 
 
 @pytest.mark.slow
-def test_wheel_ships_every_rule_doc_and_the_catalog_loads_from_it(tmp_path):
-    """Build the real wheel (offline, from a copy of the sources), install it into a bare
-    folder and load the catalog there: the docs must come from the package data."""
+def test_the_wheel_ships_the_top_level_rule_docs_and_ampcheck_rule_reads_them(tmp_path):
+    """Build the real wheel from a copy of the sources, install it with its dependencies into a
+    fresh virtual environment and run `ampcheck rule AMP101` there, away from the checkout:
+    the docs written in the top-level rules/ must come from the package data."""
     import shutil
     import subprocess
     import sys
     import zipfile
 
     src = tmp_path / "src"
-    shutil.copytree(ROOT / "ampcheck", src / "ampcheck", ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in ("ampcheck", "rules"):
+        shutil.copytree(ROOT / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, src / name)
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    pip = ["-m", "pip", "--disable-pip-version-check", "-q"]
     subprocess.run(
-        [*pip, "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", str(tmp_path), str(src)],
+        [sys.executable, *pip, "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", str(tmp_path), str(src)],
         check=True,
     )
     (wheel,) = tmp_path.glob("ampcheck-*.whl")
     shipped = {n for n in zipfile.ZipFile(wheel).namelist() if n.startswith("ampcheck/rules/")}
-    assert shipped == {f"ampcheck/rules/{p.name}" for p in (ROOT / "ampcheck" / "rules").glob("*.md")}
-    target = tmp_path / "site"
-    subprocess.run([*pip, "install", "--no-deps", "--no-index", "--target", str(target), str(wheel)], check=True)
-    loaded = subprocess.run(
-        [sys.executable, "-c", "from ampcheck import catalog; print(catalog.__file__, len(catalog.load()))"],
+    assert shipped == {f"ampcheck/rules/{p.name}" for p in (ROOT / "rules").glob("*.md")}
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run([str(python), *pip, "install", "-c", str(ROOT / "constraints.txt"), str(wheel)], check=True)
+    shown = subprocess.run(
+        [str(venv / "bin" / "ampcheck"), "rule", "AMP101"], cwd=tmp_path, capture_output=True, text=True, check=True
+    ).stdout
+    assert shown.startswith("# AMP101 optimizer-step-bypasses-scaler")
+    where = subprocess.run(
+        [str(python), "-c", "from ampcheck import catalog; print(catalog.folder())"],
         cwd=tmp_path,
-        env={"PYTHONPATH": str(target), "PATH": ""},
         capture_output=True,
         text=True,
         check=True,
-    ).stdout.split()
-    assert loaded == [str(target / "ampcheck" / "catalog.py"), str(len(catalog.load()))]
+    ).stdout.strip()
+    assert where.startswith(str(venv)) and where.endswith("ampcheck/rules")

@@ -1,7 +1,7 @@
 """The rule docs are a test suite: every lint rule's Example raises its code, every Use
 instead raises nothing at all, every rule has a doc and every lint doc a rule.
 
-Parametrised over the files in ampcheck/rules/, so a doc added later is tested without
+Parametrised over the files in rules/, so a doc added later is tested without
 touching this file.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ampcheck.lint.engine import analyse
 from ampcheck.lint.fix import apply_fixes, verify
 from tests.paths import ROOT
 
-DOC_FILES = sorted((ROOT / "ampcheck" / "rules").glob("*.md"))
+DOC_FILES = sorted((ROOT / "rules").glob("*.md"))
 
 
 def _parse_all() -> dict[str, catalog.RuleDoc]:
@@ -88,13 +88,13 @@ def test_fixed_example_no_longer_raises_its_code(code: str):
 @pytest.mark.parametrize("code", sorted(all_codes()))
 def test_registered_check_code_has_a_doc(code: str):
     documented = code in DOCS
-    assert documented, f"{code} is registered by a check but ampcheck/rules/{code}.md is missing"
+    assert documented, f"{code} is registered by a check but rules/{code}.md is missing"
 
 
 @pytest.mark.parametrize("code", LINT_DOCS)
 def test_lint_doc_has_a_registered_check(code: str):
     registered = code in all_codes() | ENGINE_CODES
-    assert registered, f"ampcheck/rules/{code}.md documents no registered rule"
+    assert registered, f"rules/{code}.md documents no registered rule"
 
 
 def test_engine_codes_are_documented_as_lint_rules():

@@ -67,7 +67,7 @@ def test_json_has_ruffs_shape(findings, project):
         "location": {"row": 9, "column": 10},
         "end_location": {"row": 9, "column": 35},
     }
-    assert py["url"] == "ampcheck/rules/AMP402.md"
+    assert py["url"] == "rules/AMP402.md"
     assert items[0]["cell"] == 3 and items[0]["location"] == {"row": 4, "column": 10}
     syntax = items[2]
     assert syntax["code"] == "AMP001" and syntax["fix"] is None

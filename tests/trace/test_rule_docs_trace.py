@@ -15,7 +15,7 @@ CODES = list(OPTIONS)
 
 
 def run_traced(code: str, which: str):
-    doc = catalog.parse((ROOT / "ampcheck" / "rules" / f"{code}.md").read_text(encoding="utf-8"), code)
+    doc = catalog.parse((ROOT / "rules" / f"{code}.md").read_text(encoding="utf-8"), code)
     assert doc.source == "trace"
     with ampcheck.trace(**OPTIONS[code]) as t:
         exec(compile(getattr(doc, which), f"{code}.md", "exec"), {"__name__": "__main__"})
