@@ -21,12 +21,10 @@ from __future__ import annotations
 import ast
 import configparser
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
-
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
 
 from ampcheck.targets import MinorVersion, Targets, lower_bound
 
@@ -75,16 +73,30 @@ def _oldest(floors: Iterable[Optional[MinorVersion]]) -> Optional[MinorVersion]:
     return min(found) if found else None
 
 
+# A PEP 508 requirement's name, extras, version part and marker. Read with a pattern rather
+# than packaging.requirements, whose imports (markers, tags, logging, sysconfig) cost a
+# start-up four times as long as the rest of the reading.
+_REQUIREMENT = re.compile(
+    r"\s*(?P<name>[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[[^\]]*\])?\s*(?P<version>[^;]*?)\s*(?:;.*)?",
+    re.DOTALL,
+)
+
+
 def torch_floor(requirement: str) -> Optional[MinorVersion]:
     """The lower bound of a PEP 508 requirement on torch; None for another package, no
-    lower bound, or a string that is not a requirement."""
+    lower bound, a URL requirement, or a string that is not a requirement."""
+    match = _REQUIREMENT.fullmatch(requirement)
+    if match is None or re.sub(r"[-_.]+", "-", match.group("name")).lower() != "torch":
+        return None
+    version = match.group("version")
+    if version.startswith("(") and version.endswith(")"):
+        version = version[1:-1]
+    if version.startswith("@"):
+        return None
     try:
-        req = Requirement(requirement.strip())
-    except InvalidRequirement:
+        return lower_bound(version)
+    except ValueError:
         return None
-    if canonicalize_name(req.name) != "torch":
-        return None
-    return lower_bound(str(req.specifier))
 
 
 def _torch_floors(folder: Path, project: dict[str, Any]) -> Iterator[Optional[MinorVersion]]:
