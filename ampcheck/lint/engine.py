@@ -2,9 +2,9 @@
 in parallel processes when there is enough work to pay for them.
 
 `lint_paths` is the one entry point (the CLI and the tests use it). `analyse` is the
-per-text core: syntax check with CPython's own parser (so AMP001 carries the position and
-message CPython reports), the text pre-filter, the libcst program model and the checks for
-the file's enabled codes, then the suppression comments.
+per-text core: syntax check for the project's Python (see syntax.py), the text pre-filter,
+the libcst program model and the checks for the file's enabled codes, then the suppression
+comments.
 """
 from __future__ import annotations
 
