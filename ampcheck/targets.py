@@ -13,8 +13,6 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple, Optional
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
 
 
 class MinorVersion(NamedTuple):
@@ -41,27 +39,34 @@ _TORCH_VERSION = re.compile(r"([0-9]+)\.([0-9]+)(?:\.[0-9]+)?")
 
 # Specifier operators that admit no version below the one they name.
 _LOWER = (">=", ">", "~=", "==", "===")
+# One clause of a PEP 440 specifier set; the linter reads only the lower bound, so a small
+# pattern serves where `packaging` would be a dependency beside libcst and click.
+_CLAUSE = re.compile(r"\s*(~=|===|==|!=|<=|>=|<|>)\s*([^\s,;]+)\s*")
+_RELEASE = re.compile(
+    r"v?([0-9]+)(?:\.([0-9]+))?(?:\.[0-9]+)*(?:\.\*)?"
+    r"(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview|post|rev|r|dev)[-_.]?[0-9]*)*(?:\+[a-z0-9.]+)?",
+    re.IGNORECASE,
+)
 
 
 def lower_bound(specifiers: str) -> Optional[MinorVersion]:
     """The oldest minor version a PEP 440 specifier set admits: `>=3.12,<4` -> 3.12,
     `~=2.3.1` -> 2.3, `==2.1.*` -> 2.1, `>2.2` -> 2.2 (2.2.1 is above 2.2); None when it has
     no lower bound (`<3`, `!=2.0`, empty). ValueError when it is not a specifier set."""
-    try:
-        parsed = SpecifierSet(specifiers)
-    except InvalidSpecifier:
-        raise ValueError(f"not a version specifier: {specifiers!r}") from None
-    bounds = [_minor(s.version) for s in parsed if s.operator in _LOWER]
-    found = [b for b in bounds if b is not None]
+    found = []
+    for clause in specifiers.split(",") if specifiers.strip() else ():
+        match = _CLAUSE.fullmatch(clause)
+        if match is None:
+            raise ValueError(f"not a version specifier: {specifiers!r}")
+        operator, version = match.groups()
+        release = _RELEASE.fullmatch(version)
+        if release is None:
+            if operator == "===":  # `===` takes arbitrary strings
+                continue
+            raise ValueError(f"not a version specifier: {specifiers!r}")
+        if operator in _LOWER:
+            found.append(MinorVersion(int(release.group(1)), int(release.group(2) or 0)))
     return max(found) if found else None
-
-
-def _minor(version: str) -> Optional[MinorVersion]:
-    try:
-        release = Version(version.removesuffix(".*")).release
-    except InvalidVersion:  # `===` takes arbitrary strings
-        return None
-    return MinorVersion(release[0], release[1] if len(release) > 1 else 0)
 
 
 def parse_target_version(value: object, where: str) -> MinorVersion:
