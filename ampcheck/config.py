@@ -4,6 +4,10 @@ Settings are resolved once per run (from the nearest pyproject.toml above the pa
 directory that has a `[tool.ampcheck]` table, or from `--config FILE`) and validated eagerly:
 an unknown key, a malformed value or a selector that names no rule is a `ConfigError` with
 one line naming it, so a typo never silently disables a rule.
+
+`target-version` and `torch-version` name the oldest Python and torch the project supports;
+without them the project's own declarations count (requires-python, its torch requirements:
+see ampcheck.declared), and without those ampcheck assumes nothing, as before they existed.
 """
 from __future__ import annotations
 
@@ -14,14 +18,16 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python < 3.11 only
     import tomli as tomllib
 
+from ampcheck.declared import declared_targets, project_folder
 from ampcheck.lint.globs import Glob
+from ampcheck.targets import MinorVersion, Targets, parse_target_version, parse_torch_version
 
 SYNTAX_ERROR = "AMP001"
 UNUSED_SUPPRESSION = "AMP002"
@@ -67,6 +73,8 @@ KEYS = (
     "warn-unused-ignores",
     "force-exclude",
     "max-file-size",
+    "target-version",
+    "torch-version",
 )
 
 # Files with more Python than this are skipped with a warning: libcst parses 3-14 s/MB here
@@ -116,6 +124,8 @@ class Overrides:
     warn_unused_ignores: Optional[bool] = None
     force_exclude: Optional[bool] = None
     max_file_size: Optional[str] = None  # "2MB", "512KiB", "1000000"; "0": no limit
+    target_version: Optional[str] = None  # "py312"
+    torch_version: Optional[str] = None  # "2.2"
     config_file: Optional[str] = None
 
 
@@ -133,6 +143,8 @@ class Settings:
     # Bytes of Python (a notebook's code cells, not its outputs) above which a file is skipped.
     max_file_size: Optional[int] = DEFAULT_MAX_FILE_SIZE
     config_path: Optional[Path] = None
+    # The oldest Python and torch the project supports (AMP001's parser, the AMP40x fixes).
+    targets: Targets = Targets()
 
     def codes_for(self, path: Path) -> frozenset[str]:
         """The codes reported for `path` after its per-file ignores."""
@@ -155,7 +167,7 @@ class Settings:
 
     def fingerprint(self, path: Path) -> str:
         """What the findings of `path` depend on besides its content and ampcheck's version."""
-        blob = json.dumps([sorted(self.codes_for(path)), self.warn_unused_ignores])
+        blob = json.dumps([sorted(self.codes_for(path)), self.warn_unused_ignores, self.targets.python, self.targets.torch])
         return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -243,13 +255,13 @@ def load_settings(
     """Resolve the run's settings: `--config`, else the nearest `[tool.ampcheck]` above the
     paths' common folder; then the command-line flags on top."""
     cwd = Path(os.path.abspath(cwd or os.getcwd()))
+    start = Path(os.path.commonpath([os.path.abspath(cwd / p) for p in paths] or [str(cwd)]))
     if overrides.config_file is not None:
         config_path: Optional[Path] = Path(os.path.abspath(cwd / overrides.config_file))
         if not config_path.is_file():
             raise ConfigError(f"config file {overrides.config_file} does not exist")
     else:
-        absolute = [os.path.abspath(cwd / p) for p in paths] or [str(cwd)]
-        config_path = find_config(Path(os.path.commonpath(absolute)))
+        config_path = find_config(start)
     table = _table(config_path) if config_path is not None else {}
     where = str(config_path) if config_path else "the defaults"
     root = config_path.parent if config_path is not None else cwd
@@ -301,7 +313,32 @@ def load_settings(
         force_exclude=flag("force-exclude", overrides.force_exclude),
         max_file_size=_max_file_size(table, where, overrides.max_file_size),
         config_path=config_path,
+        targets=_targets(table, where, overrides, start),
     )
+
+
+def _targets(table: dict[str, Any], where: str, overrides: Overrides, start: Path) -> Targets:
+    """The project's declarations (requires-python, torch requirements), each replaced by
+    `target-version` / `torch-version` from the command line or else the config file."""
+    declared = declared_targets(project_folder(start))
+    python = _setting(table, where, "target-version", overrides.target_version, parse_target_version)
+    torch = _setting(table, where, "torch-version", overrides.torch_version, parse_torch_version)
+    return Targets(
+        python=python if python is not None else declared.python,
+        torch=torch if torch is not None else declared.torch,
+    )
+
+
+def _setting(
+    table: dict[str, Any], where: str, key: str, override: Optional[str],
+    parse: Callable[[object, str], MinorVersion],
+) -> Optional[MinorVersion]:
+    try:
+        if override is not None:
+            return parse(override, f"--{key}")
+        return parse(table[key], f"{key!r} in {where}") if key in table else None
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
 
 
 def _max_file_size(table: dict[str, Any], where: str, override: Optional[str]) -> Optional[int]:

@@ -32,6 +32,8 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--warn-unused-ignores/--no-warn-unused-ignores", default=None, help="Report suppressions that suppress nothing (AMP002).")
 @click.option("--force-exclude/--no-force-exclude", default=None, help="Apply excludes to paths named on the command line too.")
 @click.option("--max-file-size", metavar="SIZE", help='Skip files with more Python than this ("2MB", "512KiB"; 0: no limit; default 2MiB).')
+@click.option("--target-version", metavar="PYVER", help='The oldest Python the project supports ("py312"); default: requires-python.')
+@click.option("--torch-version", metavar="VERSION", help='The oldest torch the project supports ("2.2"); default: its torch requirements.')
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Read settings from this file instead of the nearest pyproject.toml.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: all cores).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write .ampcheck_cache/.")
@@ -52,6 +54,8 @@ def lint(
     warn_unused_ignores: Optional[bool],
     force_exclude: Optional[bool],
     max_file_size: Optional[str],
+    target_version: Optional[str],
+    torch_version: Optional[str],
     config_file: Optional[str],
     jobs: Optional[int],
     no_cache: bool,
@@ -73,6 +77,8 @@ def lint(
         warn_unused_ignores=warn_unused_ignores,
         force_exclude=force_exclude,
         max_file_size=max_file_size,
+        target_version=target_version,
+        torch_version=torch_version,
         config_file=config_file,
     )
     try:

@@ -2,9 +2,9 @@
 in parallel processes when there is enough work to pay for them.
 
 `lint_paths` is the one entry point (the CLI and the tests use it). `analyse` is the
-per-text core: syntax check with CPython's own parser (so AMP001 carries the position and
-message CPython reports), the text pre-filter, the libcst program model and the checks for
-the file's enabled codes, then the suppression comments.
+per-text core: syntax check for the project's Python (see syntax.py), the text pre-filter,
+the libcst program model and the checks for the file's enabled codes, then the suppression
+comments.
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from ampcheck.lint.discover import discover
 from ampcheck.lint.project import project_root
 from ampcheck.lint.source import SourceError, SourceFile, read_source, too_large, write_source
 from ampcheck.lint.syntax import syntax_error
+from ampcheck.targets import Targets
 
 if TYPE_CHECKING:
     from ampcheck.lint.program import ModuleSummary
@@ -203,7 +204,7 @@ def _lint_file(path: str, settings: Settings, options: Options, root: str, repla
     nb: Optional[notebook.Notebook] = None
     if is_notebook:
         try:
-            nb = notebook.load(source.text)
+            nb = notebook.load(source.text, settings.targets.python)
         except notebook.NotebookError as err:
             result.problems.append(f"{path}: {err}")
             return result
@@ -241,6 +242,7 @@ class _Linter:
     ) -> None:
         self.path, self.kind, self.codes, self.cache, self.result = path, kind, codes, cache, result
         self.warn_unused = settings.warn_unused_ignores
+        self.targets = settings.targets
         self.fingerprint = settings.fingerprint(Path(path))
         self.workspace = workspace
 
@@ -255,7 +257,7 @@ class _Linter:
             return cached
         k = key(text, self.kind, self.fingerprint)
         project = self.workspace.project() if self.kind == "py" else None
-        analysis = analyse(text, self.path, self.codes, self.warn_unused, self.kind == "ipynb", project)
+        analysis = analyse(text, self.path, self.codes, self.warn_unused, self.kind == "ipynb", project, self.targets)
         self.result.analysed |= analysis.analysed
         self.result.problems.extend(analysis.problems)
         self.result.internal_errors.extend(analysis.internal_errors)
@@ -266,20 +268,21 @@ class _Linter:
 
 def analyse(
     text: str, path: str, codes: frozenset[str], warn_unused: bool = False, is_notebook: bool = False,
-    project: "Optional[Project]" = None,
+    project: "Optional[Project]" = None, targets: Targets = Targets(),
 ) -> _Analysis:
     """The findings of one source text (post-suppression, sorted), in the text's coordinates.
     With a project, calls into its other modules are followed (a notebook has no place in
-    one: its imports are read, it is imported by nothing)."""
+    one: its imports are read, it is imported by nothing). `targets` are the oldest Python
+    (for AMP001) and torch (for the fixes) the project supports."""
     out = _Analysis([])
     if not codes:
         return out
-    error = syntax_error(text, path, is_notebook)
+    error = syntax_error(text, path, is_notebook, targets.python)
     if error is not None:
         if SYNTAX_ERROR in codes:
             out.findings.append(error)
     elif prefilter.may_have_findings(text):
-        out.findings.extend(_run_checks(text, path, codes, out, project))
+        out.findings.extend(_run_checks(text, path, codes, out, project, targets))
     if not out.findings and not warn_unused:
         return out
     directives = suppress.parse(text)
@@ -290,14 +293,16 @@ def analyse(
     return out
 
 
-def _run_checks(text: str, path: str, codes: frozenset[str], out: _Analysis, project: "Optional[Project]") -> list[Finding]:
+def _run_checks(
+    text: str, path: str, codes: frozenset[str], out: _Analysis, project: "Optional[Project]", targets: Targets
+) -> list[Finding]:
     import libcst as cst  # only files that pass the pre-filter pay for libcst
 
     from ampcheck.lint.checks import load_all
     from ampcheck.lint.model import FileModel
 
     try:
-        model = FileModel(path, text, project=project)
+        model = FileModel(path, text, project=project, targets=targets)
     except cst.ParserSyntaxError as err:
         out.problems.append(f"{path}: not analysed: libcst cannot parse it ({err.message}, line {err.raw_line})")
         return []

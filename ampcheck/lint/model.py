@@ -24,15 +24,18 @@ from ampcheck.lint.project import Project
 from ampcheck.lint.regions import Regions
 from ampcheck.lint.steps import Event, StepEvents
 from ampcheck.lint.tree import SourceTree
+from ampcheck.targets import Targets
 
 
 class FileModel(SourceTree):
     """Everything the checks know about one file."""
 
     def __init__(
-        self, path: str, source: str, module: Optional[cst.Module] = None, project: Optional[Project] = None
+        self, path: str, source: str, module: Optional[cst.Module] = None, project: Optional[Project] = None,
+        targets: Targets = Targets(),
     ) -> None:
         self.project = project if project is not None else standalone_project(path)
+        self.targets = targets  # the oldest Python and torch the project supports
         super().__init__(path, source, module, self.project.module_name(path))
 
     # -- facets (built on first use) ---------------------------------------------------------------

@@ -23,6 +23,7 @@ from ampcheck.findings import Edit, Finding
 from ampcheck.lint import ipython
 from ampcheck.lint.ipython import PLACEHOLDER
 from ampcheck.lint.syntax import syntax_error
+from ampcheck.targets import MinorVersion
 
 MARKER = "# ampcheck: cell {}"
 
@@ -99,7 +100,9 @@ class Notebook:
         return text + "\n" if self.trailing_newline else text
 
 
-def load(text: str) -> Notebook:
+def load(text: str, python: Optional[MinorVersion] = None) -> Notebook:
+    """The notebook's code cells; a cell that `python` (the project's oldest Python, None:
+    this interpreter) cannot parse is kept as its AMP001 and left out of the virtual source."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
@@ -126,7 +129,7 @@ def load(text: str) -> Notebook:
         cell = ipython.transform(cell_text)
         if cell.python is None:
             continue
-        error = syntax_error(cell.python, "", is_notebook=True)
+        error = syntax_error(cell.python, "", is_notebook=True, python=python)
         if error is not None:
             invalid.append(replace(error, cell=index))
         elif cell.lintable:

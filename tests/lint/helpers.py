@@ -7,11 +7,14 @@ from typing import Union
 from ampcheck.findings import Finding
 from ampcheck.lint.checks import load_all
 from ampcheck.lint.model import FileModel
+from ampcheck.targets import Targets
 
 
-def lint_source(source: str, select: str = "AMP", path: str = "<test>.py") -> list[Finding]:
+def lint_source(
+    source: str, select: str = "AMP", path: str = "<test>.py", targets: Targets = Targets()
+) -> list[Finding]:
     """Every finding whose code starts with `select`, from every registered check, sorted."""
-    model = FileModel(path, source)
+    model = FileModel(path, source, targets=targets)
     found = {
         (f.code, f.line, f.col): f
         for chk in load_all()
@@ -22,9 +25,9 @@ def lint_source(source: str, select: str = "AMP", path: str = "<test>.py") -> li
     return sorted(found.values(), key=Finding.sort_key)
 
 
-def lint_file(path: Union[str, Path], select: str = "AMP") -> list[Finding]:
+def lint_file(path: Union[str, Path], select: str = "AMP", targets: Targets = Targets()) -> list[Finding]:
     path = Path(path)
-    return lint_source(path.read_text(encoding="utf-8"), select, str(path))
+    return lint_source(path.read_text(encoding="utf-8"), select, str(path), targets)
 
 
 def codes(findings: list[Finding]) -> list[tuple[str, int]]:

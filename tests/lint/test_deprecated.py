@@ -1,8 +1,11 @@
 """AMP401-AMP405: every spelling of the deprecated AMP APIs is reported; shims are not."""
 from __future__ import annotations
 
+from typing import Optional
+
 import pytest
 
+from ampcheck.targets import MinorVersion, Targets
 from tests.paths import FIXTURES
 from tests.lint.helpers import codes, expected, lint_file, lint_source
 
@@ -217,3 +220,61 @@ def test_an_import_in_a_package_init_is_a_possible_re_export():
     source = "from torch.cuda.amp import GradScaler\ndef f(s: GradScaler): ...\n"
     [finding] = lint_source(source, select="AMP4", path="pkg/__init__.py")
     assert finding.fix is not None and finding.fix.applicability == "unsafe"
+
+
+# -- the oldest torch the project supports --------------------------------------------------------
+AMP_APIS = FIXTURES / "compat" / "amp_apis.py"
+
+
+def on_torch(floor: Optional[tuple[int, int]]) -> list[tuple[str, int]]:
+    targets = Targets(torch=MinorVersion(*floor) if floor else None)
+    return codes(lint_file(AMP_APIS, select="AMP4", targets=targets))
+
+
+EVERY_SPELLING = [("AMP403", 10), ("AMP403", 16), ("AMP402", 24), ("AMP401", 27), ("AMP404", 35)]
+
+
+def test_without_a_declared_torch_every_deprecated_spelling_is_reported():
+    assert on_torch(None) == EVERY_SPELLING
+
+
+def test_spellings_whose_replacement_the_oldest_torch_lacks_are_not_reported():
+    # torch.amp.GradScaler came in 2.3, torch.amp.custom_fwd/custom_bwd in 2.4
+    assert on_torch((2, 2)) == [("AMP401", 27), ("AMP404", 35)]
+    assert on_torch((2, 3)) == [("AMP402", 24), ("AMP401", 27), ("AMP404", 35)]
+    assert on_torch((2, 4)) == EVERY_SPELLING
+
+
+def test_autocast_is_reported_for_any_torch_with_the_torch_amp_namespace():
+    assert on_torch((2, 0)) == [("AMP401", 27), ("AMP404", 35)]
+    assert on_torch((1, 12)) == [("AMP401", 27), ("AMP404", 35)]
+    assert on_torch((1, 11)) == []  # torch.amp.autocast came in 1.12
+
+
+def test_the_cpu_scaler_is_reported_whatever_the_oldest_torch():
+    # torch.cpu.amp.GradScaler came with torch.amp.GradScaler (2.3): a torch without the new
+    # spelling lacks the old one too, so the rewrite breaks nothing that worked
+    source = "import torch\nscaler = torch.cpu.amp.GradScaler()\n"
+    for floor in ((2, 2), (2, 3), None):
+        targets = Targets(torch=MinorVersion(*floor) if floor else None)
+        assert codes(lint_source(source, select="AMP4", targets=targets)) == [("AMP404", 2)]
+
+
+def test_an_import_is_not_moved_to_torch_amp_when_one_of_its_names_is_missing_there():
+    # on 2.2 the autocast calls are spelled through `torch`, and the import stays
+    source = (
+        "import torch\n"
+        "from torch.cuda.amp import GradScaler, autocast\n"
+        "scaler = GradScaler()\n"
+        "with autocast():\n"
+        "    pass\n"
+    )
+    [finding] = lint_source(source, select="AMP4", targets=Targets(torch=MinorVersion(2, 2)))
+    assert (finding.code, finding.line) == ("AMP401", 4)
+    assert [e.content for e in finding.fix.edits] == ["torch.amp.autocast", '"cuda"']
+
+
+def test_an_annotation_only_import_the_oldest_torch_cannot_move_is_not_reported():
+    path = DEPRECATED / "scaler_annotation_only.py"
+    assert lint_file(path, select="AMP4", targets=Targets(torch=MinorVersion(2, 2))) == []
+    assert codes(lint_file(path, select="AMP4", targets=Targets(torch=MinorVersion(2, 3)))) == expected(path, "AMP4")

@@ -27,6 +27,13 @@ module. Moving it to torch.amp is safe when the names it binds only annotate; ot
 
 Deprecated spellings inside a version guard or an `except ImportError:` fallback are
 compatibility shims for old PyTorch releases and are not reported.
+
+The oldest torch the project supports (`torch-version`, else its torch requirements) decides
+what a fix may spell: a deprecated spelling whose torch.amp replacement that release lacks
+(GradScaler before 2.3, custom_fwd/custom_bwd before 2.4, autocast before 1.12) is the right
+code for the project and is not reported, nor moved by an import rewrite, as Ruff's
+pyupgrade rules stay silent where `target-version` lacks the new syntax. Undeclared: every
+torch.amp spelling is assumed available.
 """
 from __future__ import annotations
 
@@ -42,6 +49,7 @@ from ampcheck.lint.checks import check
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import dotted, import_key
 from ampcheck.lint.scopes import UNKNOWN, Scopes
+from ampcheck.targets import MinorVersion
 
 
 @dataclass(frozen=True)
@@ -50,6 +58,16 @@ class Deprecated:
     module: str  # the deprecated module, e.g. torch.cuda.amp
     name: str  # the same name exists in torch.amp
     device: str
+    old_since: MinorVersion  # the first torch release with the deprecated spelling
+    new_since: MinorVersion  # the first torch release with the torch.amp spelling
+
+    def replaceable_on(self, oldest_torch: Optional[MinorVersion]) -> bool:
+        """Whether the project's oldest torch (None: undeclared) has the new spelling, or
+        lacks the old one too (then the rewrite breaks nothing that worked there). Where it
+        has only the old one, the old spelling is the right code for that project: not
+        reported, as Ruff's pyupgrade rules are not for a `target-version` without the
+        new syntax."""
+        return oldest_torch is None or not self.old_since <= oldest_torch < self.new_since
 
     @property
     def takes_device_type(self) -> bool:
@@ -63,23 +81,29 @@ class Deprecated:
         return f"`{self.module}.{self.name}(...)` is deprecated; use `{new}`"
 
 
+# The torch releases that brought each spelling (the rule docs cite the sources): torch.cuda.amp
+# came in 1.6, torch.cpu.amp.autocast in 1.10; the torch.amp namespace with autocast in 1.12,
+# torch.amp.GradScaler (and torch.cpu.amp.GradScaler with it) in 2.3, torch.amp.custom_fwd
+# and custom_bwd with their device_type in 2.4.
 DEPRECATED: dict[str, Deprecated] = {}
-for _code, _module, _name, _device, _submodule in (
-    ("AMP401", "torch.cuda.amp", "autocast", "cuda", "autocast_mode"),
-    ("AMP402", "torch.cuda.amp", "GradScaler", "cuda", "grad_scaler"),
-    ("AMP403", "torch.cuda.amp", "custom_fwd", "cuda", "autocast_mode"),
-    ("AMP403", "torch.cuda.amp", "custom_bwd", "cuda", "autocast_mode"),
-    ("AMP404", "torch.cpu.amp", "autocast", "cpu", "autocast_mode"),
-    ("AMP404", "torch.cpu.amp", "GradScaler", "cpu", "grad_scaler"),
+for _code, _module, _name, _device, _submodule, _old, _new in (
+    ("AMP401", "torch.cuda.amp", "autocast", "cuda", "autocast_mode", (1, 6), (1, 12)),
+    ("AMP402", "torch.cuda.amp", "GradScaler", "cuda", "grad_scaler", (1, 6), (2, 3)),
+    ("AMP403", "torch.cuda.amp", "custom_fwd", "cuda", "autocast_mode", (1, 6), (2, 4)),
+    ("AMP403", "torch.cuda.amp", "custom_bwd", "cuda", "autocast_mode", (1, 6), (2, 4)),
+    ("AMP404", "torch.cpu.amp", "autocast", "cpu", "autocast_mode", (1, 10), (1, 12)),
+    ("AMP404", "torch.cpu.amp", "GradScaler", "cpu", "grad_scaler", (2, 3), (2, 3)),
 ):
-    _d = Deprecated(_code, _module, _name, _device)
+    _d = Deprecated(_code, _module, _name, _device, MinorVersion(*_old), MinorVersion(*_new))
     DEPRECATED[f"{_module}.{_name}"] = DEPRECATED[f"{_module}.{_submodule}.{_name}"] = _d
 
-# Deprecated module -> the names it shares with torch.amp (what an import may move over).
-MOVABLE: dict[str, frozenset[str]] = {
-    m: frozenset(d.name for d in DEPRECATED.values() if d.module == m)
-    for m in {d.module for d in DEPRECATED.values()}
-}
+
+def movable(module: Optional[str], oldest_torch: Optional[MinorVersion]) -> frozenset[str]:
+    """The names a deprecated module shares with torch.amp that an import may move over
+    for a project whose oldest torch is `oldest_torch`."""
+    return frozenset(
+        d.name for d in DEPRECATED.values() if d.module == module and d.replaceable_on(oldest_torch)
+    )
 
 # The old autocast took (enabled, dtype, cache_enabled); torch.amp.autocast takes
 # (device_type, dtype, enabled, cache_enabled), so positional arguments get their names.
@@ -286,6 +310,9 @@ class _Site:
     ok: bool  # the edit is valid for every name the statement binds
 
 
+_MODULES = frozenset(d.module for d in DEPRECATED.values())
+
+
 def _local(alias: cst.ImportAlias) -> str:
     if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
         return alias.asname.name.value
@@ -293,18 +320,20 @@ def _local(alias: cst.ImportAlias) -> str:
 
 
 def _sites(model: FileModel) -> Iterator[_Site]:
+    """The imports of deprecated modules; an edit is valid only where every name the new
+    module must provide is there on the project's oldest torch."""
     for stmt in model.imports:
         if isinstance(stmt, cst.Import):
             for alias in stmt.names:
-                if alias.asname is not None and dotted(alias.name) in MOVABLE:
+                if alias.asname is not None and dotted(alias.name) in _MODULES:
                     yield _Site([_local(alias)], _replace(model, alias.name, "torch.amp"), True)
             continue
         if stmt.relative or stmt.module is None or isinstance(stmt.names, cst.ImportStar):
             continue
         module = dotted(stmt.module)
         names = list(stmt.names)
-        if module in MOVABLE:
-            ok = all(dotted(a.name) in MOVABLE[module] for a in names)
+        if module in _MODULES:
+            ok = all(dotted(a.name) in movable(module, model.targets.torch) for a in names)
             yield _Site([_local(a) for a in names], _replace(model, stmt.module, "torch.amp"), ok)
         elif module in ("torch.cuda", "torch.cpu"):
             amp = [a for a in names if dotted(a.name) == "amp"]
@@ -474,14 +503,15 @@ def _fix_message(old: Deprecated) -> str:
 
 @check("AMP401", "AMP402", "AMP403", "AMP404")
 def deprecated_torch_amp(model: FileModel) -> Iterator[Finding]:
-    uses = list(_uses(model))
+    every = list(_uses(model))
+    uses = [u for u in every if u.old.replaceable_on(model.targets.torch)]
     scopes = Scopes(model)
     shim = {i for i, u in enumerate(uses) if _in_shim(model, u.node)}
     fixes = _fixes(model, scopes, uses, shim)
     for i, use in enumerate(uses):
         if i not in shim:
             yield model.finding(use.old.code, use.node, use.old.message(), fixes.get(i))
-    yield from _unused_imports(model, scopes, {id(_head(u.ref)) for u in uses})
+    yield from _unused_imports(model, scopes, {id(_head(u.ref)) for u in every})
 
 
 # -- imports no call site reports ----------------------------------------------------------------
@@ -499,7 +529,7 @@ def _unused_imports(model: FileModel, scopes: Scopes, used: set[int]) -> Iterato
         called = {local for local, names in refs.items() if any(id(n) in used for n in names)}
         fix = _import_move(model, scopes, stmt, refs) if not called else None
         for alias, local, old in bound:
-            if old is not None and local not in called:
+            if old is not None and old.replaceable_on(model.targets.torch) and local not in called:
                 message = f"`{old.module}.{old.name}` is deprecated; import `torch.amp.{old.name}` instead"
                 yield model.finding(old.code, alias, message, fix)
 
@@ -522,7 +552,7 @@ def _import_move(
     only when every name is used, in annotations alone, and not exported."""
     module = dotted(stmt.module) if stmt.module is not None else None
     names = stmt.names if not isinstance(stmt.names, cst.ImportStar) else ()
-    if module not in MOVABLE or not all(dotted(a.name) in MOVABLE[module] for a in names):
+    if module not in _MODULES or not all(dotted(a.name) in movable(module, model.targets.torch) for a in names):
         return None
     if not all(_one_binding(scopes, n) for found in refs.values() for n in found):
         return None
