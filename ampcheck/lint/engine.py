@@ -27,6 +27,7 @@ from ampcheck.lint.syntax import syntax_error
 if TYPE_CHECKING:
     from ampcheck.lint.program import ModuleSummary
     from ampcheck.lint.project import Project
+    from ampcheck.lint.reparse import Reparser
 
 MAX_FIX_ROUNDS = 10
 # Below this many files a default run stays in-process: starting workers costs more.
@@ -293,11 +294,12 @@ class _Linter:
 
 def analyse(
     text: str, path: str, codes: frozenset[str], warn_unused: bool = False, is_notebook: bool = False,
-    project: "Optional[Project]" = None,
+    project: "Optional[Project]" = None, reparser: "Optional[Reparser]" = None,
 ) -> _Analysis:
     """The findings of one source text (post-suppression, sorted), in the text's coordinates.
     With a project, calls into its other modules are followed (a notebook has no place in
-    one: its imports are read, it is imported by nothing)."""
+    one: its imports are read, it is imported by nothing). A reparser (a language server's,
+    for one buffer) parses the text reusing its previous parse."""
     out = _Analysis([])
     if not codes:
         return out
@@ -306,7 +308,7 @@ def analyse(
         if SYNTAX_ERROR in codes:
             out.findings.append(error)
     elif prefilter.may_have_findings(text):
-        out.findings.extend(_run_checks(text, path, codes, out, project))
+        out.findings.extend(_run_checks(text, path, codes, out, project, reparser))
     if not out.findings and not warn_unused:
         return out
     directives = suppress.parse(text)
@@ -317,14 +319,19 @@ def analyse(
     return out
 
 
-def _run_checks(text: str, path: str, codes: frozenset[str], out: _Analysis, project: "Optional[Project]") -> list[Finding]:
+def _run_checks(
+    text: str, path: str, codes: frozenset[str], out: _Analysis, project: "Optional[Project]", reparser: "Optional[Reparser]"
+) -> list[Finding]:
     import libcst as cst  # only files that pass the pre-filter pay for libcst
 
     from ampcheck.lint.checks import load_all
     from ampcheck.lint.model import FileModel
 
     try:
-        model = FileModel(path, text, project=project)
+        if reparser is not None:
+            model = FileModel(path, text, reparser.parse(text), project, reparser.positions)
+        else:
+            model = FileModel(path, text, project=project)
     except cst.ParserSyntaxError as err:
         out.problems.append(f"{path}: not analysed: libcst cannot parse it ({err.message}, line {err.raw_line})")
         return []
@@ -425,12 +432,15 @@ def _lines(text: str) -> list[str]:
 
 
 # -- texts held in memory (the language server) ------------------------------------------------
-def lint_text(path: str, content: str, settings: Settings, project: "Optional[Project]" = None) -> FileResult:
+def lint_text(
+    path: str, content: str, settings: Settings, project: "Optional[Project]" = None, reparser: "Optional[Reparser]" = None
+) -> FileResult:
     """What `lint_paths` reports for a file at `path` holding `content` (an editor's unsaved
     buffer: Python, or a notebook's JSON): the same codes, per-file ignores, suppressions
     and notebook reading, findings in the file's own coordinates. Nothing is read from
     `path`, nothing is cached and nothing is written; a Python file follows its calls
-    through `project`. Every failure is a line in the result, never an exception."""
+    through `project` and is parsed by `reparser` (the buffer's, reusing its last parse).
+    Every failure is a line in the result, never an exception."""
     result = FileResult(path)
     try:
         read = _python_text(path, content, settings, result)
@@ -438,7 +448,10 @@ def lint_text(path: str, content: str, settings: Settings, project: "Optional[Pr
             return result
         nb, text = read
         codes = settings.codes_for(Path(path))
-        analysis = analyse(text, path, codes, settings.warn_unused_ignores, nb is not None, project if nb is None else None)
+        python = nb is None
+        analysis = analyse(
+            text, path, codes, settings.warn_unused_ignores, not python, project if python else None, reparser if python else None
+        )
         result.analysed = analysis.analysed
         result.problems.extend(analysis.problems)
         result.internal_errors.extend(analysis.internal_errors)

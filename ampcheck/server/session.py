@@ -26,6 +26,7 @@ from ampcheck.lint.cache import Cache
 from ampcheck.lint.digests import FileDigests, read_regular
 from ampcheck.lint.engine import fix_text, lint_text, open_project
 from ampcheck.lint.project import Project, project_root
+from ampcheck.lint.reparse import Reparser
 
 CONFIG_FILE = "pyproject.toml"
 
@@ -50,6 +51,7 @@ class Session:
         self._settings: dict[str, Union[Settings, ConfigError]] = {}  # folder -> its settings
         self._projects: dict[tuple[str, Optional[Path]], Project] = {}
         self._deps: dict[str, frozenset[str]] = {}  # open path -> what its last analysis read
+        self._reparsers: dict[str, Reparser] = {}  # open Python path -> its last parse (worker only)
 
     # -- the event loop's side -------------------------------------------------------------------
     def open(self, path: str, text: str) -> None:
@@ -91,7 +93,8 @@ class Session:
         settings = self._settings_for(key, out)
         if settings is None:
             return out
-        result = lint_text(key, content, settings, self._project(key, settings))
+        reparser = self._reparsers.setdefault(key, Reparser()) if key.endswith(".py") else None
+        result = lint_text(key, content, settings, self._project(key, settings), reparser)
         out.findings = result.findings
         out.problems = result.problems + result.internal_errors
         out.deps = frozenset(result.deps)
@@ -150,6 +153,9 @@ class Session:
         for path, moved in changes:
             for project in self._projects.values():
                 project.changed(path, moved)
+            with self._lock:
+                if path not in self._buffers:
+                    self._reparsers.pop(path, None)
 
     def read(self, path: str) -> Optional[bytes]:
         """A project file's bytes: its open buffer's, else the file's on disk."""
