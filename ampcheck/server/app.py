@@ -179,8 +179,15 @@ class AmpcheckServer(LanguageServer):
         return future
 
     def _analyse(self, snap: Snapshot) -> Result:
-        """On the worker thread: check the snapshot and convert its findings."""
-        checked = self.session.check(snap.path, snap.content)
+        """On the worker thread: check the snapshot and convert its findings. A failure
+        costs this target's findings (and says so in the log), never the server."""
+        try:
+            return self._convert(snap, self.session.check(snap.path, snap.content))
+        except Exception as err:
+            checked = Checked(snap.path, snap.content, problems=[f"{snap.path}: internal error: {type(err).__name__}: {err}"])
+            return Result(snap.version, checked, {}, {})
+
+    def _convert(self, snap: Snapshot, checked: Checked) -> Result:
         codec = self.codec()
         if not snap.cells:
             lines = snap.content.splitlines(keepends=True)

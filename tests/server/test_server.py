@@ -2,6 +2,7 @@
 subprocess over stdio, on a copy of fixtures/server/project/."""
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from pygls.exceptions import JsonRpcRequestCancelled
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from tests.server.lsp import (
@@ -237,3 +239,17 @@ def test_without_pygls_the_command_says_what_to_install_in_one_line() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr == "ampcheck: error: the language server needs pygls: pip install 'ampcheck[server]'\n"
+
+
+async def test_a_cancelled_request_is_answered_as_cancelled_and_the_server_carries_on(client: LanguageClient, project: Path) -> None:
+    path = project / "train.py"
+    long = path.read_text() + "".join(f"\n\ndef helper_{i}(x):\n    return x * {i}\n" for i in range(500))
+    uri = open_file(client, path, long)  # seconds to analyse: the hover waits for it
+    position = types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=12, character=20))
+    pending = asyncio.ensure_future(client.protocol.send_request_async(types.TEXT_DOCUMENT_HOVER, position, msg_id="hover-to-cancel"))
+    await asyncio.sleep(0.1)  # sent, and waiting for the analysis
+    client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="hover-to-cancel"))
+    with pytest.raises(JsonRpcRequestCancelled):
+        await pending
+    answered = await client.text_document_hover_async(position)
+    assert answered is not None and answered.contents.value.startswith("## AMP401")
