@@ -99,6 +99,7 @@ class AmpcheckServer(LanguageServer):
         self.results: dict[str, Result] = {}
         self.running: dict[str, tuple[Optional[int], "asyncio.Future[Result]"]] = {}
         self.timers: dict[str, asyncio.TimerHandle] = {}
+        self.python: set[str] = set()  # the open text documents that are Python (the others are not linted)
 
     # -- targets -------------------------------------------------------------------------------------
     def target_of(self, uri: str) -> str:
@@ -316,9 +317,13 @@ def shutdown(ls: AmpcheckServer, params: Any) -> None:
 # -- documents -------------------------------------------------------------------------------------
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: AmpcheckServer, params: types.DidOpenTextDocumentParams) -> None:
-    if ls.workspace.get_notebook_document(cell_uri=params.text_document.uri) is not None:
+    doc = params.text_document
+    if ls.workspace.get_notebook_document(cell_uri=doc.uri) is not None:
         return  # a cell: its notebook is the target
-    snap = ls.snapshot(params.text_document.uri)
+    if doc.language_id != "python" and not doc.uri.endswith(".py"):
+        return  # a client that sends every document: only Python is linted
+    ls.python.add(doc.uri)
+    snap = ls.snapshot(doc.uri)
     if snap is not None:
         ls.session.open(snap.path, snap.content)
         ls.files_changed([snap.path])
@@ -328,7 +333,7 @@ def did_open(ls: AmpcheckServer, params: types.DidOpenTextDocumentParams) -> Non
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: AmpcheckServer, params: types.DidChangeTextDocumentParams) -> None:
     target = ls.target_of(params.text_document.uri)
-    snap = ls.snapshot(target)
+    snap = ls.snapshot(target) if target in ls.python or target != params.text_document.uri else None
     if snap is None:
         return
     if not snap.cells:
@@ -354,8 +359,9 @@ def did_save(ls: AmpcheckServer, params: types.DidSaveTextDocumentParams) -> Non
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: AmpcheckServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
-    if ls.workspace.get_notebook_document(cell_uri=uri) is not None:
-        return
+    if uri not in ls.python:
+        return  # a cell (its notebook closes it) or a document that was never linted
+    ls.python.discard(uri)
     path = ls.path_of(uri, ".py")
     ls.session.close(path)
     ls.forget(uri, [uri])

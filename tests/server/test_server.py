@@ -253,3 +253,26 @@ async def test_a_cancelled_request_is_answered_as_cancelled_and_the_server_carri
         await pending
     answered = await client.text_document_hover_async(position)
     assert answered is not None and answered.contents.value.startswith("## AMP401")
+
+
+async def test_a_changed_config_applies_to_open_files_as_in_the_cli(eglot: LanguageClient, project: Path) -> None:
+    uri = open_file(eglot, project / "train.py")
+    await diagnostics(eglot, uri, lambda found: "AMP401" in found)
+    config = project / "pyproject.toml"
+    config.write_text(config.read_text() + 'per-file-ignores = { "train.py" = ["AMP4"] }\n')
+    eglot.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+        changes=[types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Changed)],
+    ))
+    found = await diagnostics(eglot, uri, lambda found: "AMP401" not in found)
+    assert codes(found) == ["AMP109"]
+
+
+async def test_a_document_that_is_not_python_is_not_linted(client: LanguageClient, project: Path) -> None:
+    notes = project / "NOTES.md"
+    notes.write_text("with torch.cuda.amp.autocast():\n    pass\n")
+    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+        uri=notes.as_uri(), language_id="markdown", version=1, text=notes.read_text(),
+    )))
+    uri = open_file(client, project / "train.py")
+    await diagnostics(client, uri, lambda found: "AMP401" in found)  # opened after, answered after
+    assert notes.as_uri() not in client.diagnostics
