@@ -38,7 +38,8 @@ def test_neovim_shows_the_findings_of_a_buggy_training_script(tmp_path: Path) ->
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",  # this ampcheck
         "AMPCHECK_PROBE_OUT": str(out),
-        "XDG_STATE_HOME": str(tmp_path / "state"),  # Neovim's LSP log goes here, not to ~
+        # Neovim's LSP log, shada and swap files go here, not to ~
+        **{f"XDG_{kind}_HOME": str(tmp_path / kind.lower()) for kind in ("STATE", "CACHE", "DATA", "CONFIG")},
     }
     done = subprocess.run(
         [NVIM, "--headless", "-u", str(INIT), "train.py", "-c", PROBE],
