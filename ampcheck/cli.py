@@ -19,6 +19,7 @@ COMMANDS = {
     "rule": "ampcheck.commands.rule:rule",
     "trace": "ampcheck.commands.trace:trace",
     "report": "ampcheck.commands.report:report",
+    "server": "ampcheck.commands.server:server",
 }
 
 

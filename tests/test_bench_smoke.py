@@ -78,3 +78,13 @@ def test_trace_bench_measures_every_case_and_the_memory_table(tmp_path: Path) ->
     for case in ("untraced", "empty TorchDispatchMode", "torch.profiler", "FlopCounterMode",
                  "ampcheck.trace() default", "modules=False", "numerics=True", "peak RSS"):
         assert case in text
+
+
+def test_lsp_bench_times_edits_on_the_generated_project_and_splices_its_table(tmp_path: Path) -> None:
+    results = tmp_path / "RESULTS.md"
+    done = run_bench("lsp_bench.py", "--edits", "3", "--lines", "150", "--results", str(results), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    text = results.read_text()
+    assert text.count("<!-- bench:lsp -->") == 1
+    row = next(line for line in text.splitlines() if line.startswith("| ampcheck server |"))
+    assert row.split("|")[3].strip() == "3"  # edits timed

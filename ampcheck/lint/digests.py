@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import Optional
+from typing import Callable, Optional
 
 from ampcheck.lint.source import not_regular
 
@@ -32,19 +32,28 @@ def read_regular(path: str) -> Optional[bytes]:
         return None
 
 
+# reads a file's bytes (None: unreadable): `read_regular`, or an editor's unsaved buffers first
+Reader = Callable[[str], Optional[bytes]]
+
+
 class FileDigests:
     """path -> the hash of its bytes now (None when it cannot be read), memoised."""
 
-    def __init__(self) -> None:
+    def __init__(self, read: Reader = read_regular) -> None:
         self._known: dict[str, Optional[str]] = {}
+        self.read = read
 
     def __call__(self, path: str) -> Optional[str]:
         key = os.path.abspath(path)
         if key not in self._known:
-            data = read_regular(key)
+            data = self.read(key)
             self._known[key] = file_hash(data) if data is not None else None
         return self._known[key]
 
     def remember(self, path: str, data: bytes) -> str:
         """The hash of bytes already read from `path` (so it is not read twice)."""
         return self._known.setdefault(os.path.abspath(path), file_hash(data))
+
+    def forget(self, path: str) -> None:
+        """`path` changed (a server's buffer was edited, a file saved): hash it anew."""
+        self._known.pop(os.path.abspath(path), None)

@@ -18,7 +18,7 @@ from ampcheck.config import SYNTAX_ERROR, UNUSED_SUPPRESSION, Settings, default_
 from ampcheck.findings import Finding, Fix
 from ampcheck.lint import notebook, prefilter, suppress
 from ampcheck.lint.cache import Cache, implementation, key
-from ampcheck.lint.digests import FileDigests
+from ampcheck.lint.digests import FileDigests, Reader, read_regular
 from ampcheck.lint.discover import discover
 from ampcheck.lint.project import project_root
 from ampcheck.lint.source import SourceError, SourceFile, read_source, too_large, write_source
@@ -28,6 +28,7 @@ from ampcheck.targets import Targets
 if TYPE_CHECKING:
     from ampcheck.lint.program import ModuleSummary
     from ampcheck.lint.project import Project
+    from ampcheck.lint.reparse import Reparser
 
 MAX_FIX_ROUNDS = 10
 # Below this many files a default run stays in-process: starting workers costs more.
@@ -52,6 +53,7 @@ class FileResult:
     fixed: int = 0
     diff: str = ""
     analysed: bool = False  # went through libcst (not replayed from the cache, not pre-filtered)
+    deps: dict[str, str] = field(default_factory=dict)  # lint_text: the other files the analysis read
 
 
 @dataclass
@@ -138,15 +140,22 @@ class _Workspace:
 
     def project(self) -> "Project":
         if self._project is None:
-            from ampcheck.lint.project import Project
-
-            cache = self.cache
-            self._project = Project(
-                Path(self.root), _summarize,
-                cache.get_json if cache is not None else None, cache.put_json if cache is not None else None,
-                implementation(), self.settings.max_file_size, self.settings.is_excluded, digests=self.digests,
-            )
+            self._project = open_project(self.root, self.settings, self.cache, self.digests)
         return self._project
+
+
+def open_project(
+    root: str, settings: Settings, cache: Optional[Cache], digests: FileDigests, read: Reader = read_regular
+) -> "Project":
+    """The project model of the files under `root`, its module summaries cached in `cache`;
+    `read` reads its files (a language server reads its open buffers first)."""
+    from ampcheck.lint.project import Project
+
+    return Project(
+        Path(root), _summarize,
+        cache.get_json if cache is not None else None, cache.put_json if cache is not None else None,
+        implementation(), settings.max_file_size, settings.is_excluded, digests=digests, read=read,
+    )
 
 
 _RUN: dict[tuple[str, bool], _Workspace] = {}  # the current run's workspaces, per root and caching
@@ -200,22 +209,13 @@ def _lint_file(path: str, settings: Settings, options: Options, root: str, repla
     except SourceError as err:
         result.problems.append(str(err))
         return result
-    is_notebook = path.endswith(".ipynb")
-    nb: Optional[notebook.Notebook] = None
-    if is_notebook:
-        try:
-            nb = notebook.load(source.text, settings.targets.python)
-        except notebook.NotebookError as err:
-            result.problems.append(f"{path}: {err}")
-            return result
-    text = nb.source if nb is not None else source.text
-    oversized = too_large(path, text, settings.max_file_size)
-    if oversized is not None:
-        result.problems.append(oversized)
+    read = _python_text(path, source.text, settings, result)
+    if read is None:
         return result
+    nb, text = read
     codes = settings.codes_for(Path(path))
     cache = Cache(settings.root) if options.cache else None
-    lint = _Linter(path, "ipynb" if is_notebook else "py", codes, settings, cache, result, _workspace(root, settings, cache))
+    lint = _Linter(path, "ipynb" if nb is not None else "py", codes, settings, cache, result, _workspace(root, settings, cache))
     if replay_only:
         replayed = lint.replay(text)
         if replayed is None or ((options.fix or options.diff) and _applicable(replayed, options)):
@@ -227,10 +227,38 @@ def _lint_file(path: str, settings: Settings, options: Options, root: str, repla
         fixed_text, remaining = _fix(text, findings, lint, options, result)
         if result.fixed and _emit(path, source, nb, fixed_text, options, result) and options.fix:
             findings = remaining  # what was fixed on disk is no longer reported
-    if nb is not None:
-        findings = [nb.locate(f) for f in findings] + (nb.syntax_errors(path) if SYNTAX_ERROR in codes else [])
-    result.findings = findings
+    result.findings = _in_file_coordinates(findings, nb, path, codes)
     return result
+
+
+def _python_text(
+    path: str, content: str, settings: Settings, result: FileResult
+) -> Optional[tuple[Optional[notebook.Notebook], str]]:
+    """(the notebook, if `path` is one, and the Python text to analyse) of a file's content;
+    None, with the problem in `result`, for a notebook that cannot be read or a text over
+    `max-file-size`."""
+    nb: Optional[notebook.Notebook] = None
+    if path.endswith(".ipynb"):
+        try:
+            nb = notebook.load(content, settings.targets.python)
+        except notebook.NotebookError as err:
+            result.problems.append(f"{path}: {err}")
+            return None
+    text = nb.source if nb is not None else content
+    oversized = too_large(path, text, settings.max_file_size)
+    if oversized is not None:
+        result.problems.append(oversized)
+        return None
+    return nb, text
+
+
+def _in_file_coordinates(
+    findings: list[Finding], nb: Optional[notebook.Notebook], path: str, codes: frozenset[str]
+) -> list[Finding]:
+    """A notebook's findings located in their cells, with each invalid cell's AMP001."""
+    if nb is None:
+        return findings
+    return [nb.locate(f) for f in findings] + (nb.syntax_errors(path) if SYNTAX_ERROR in codes else [])
 
 
 class _Linter:
@@ -268,12 +296,13 @@ class _Linter:
 
 def analyse(
     text: str, path: str, codes: frozenset[str], warn_unused: bool = False, is_notebook: bool = False,
-    project: "Optional[Project]" = None, targets: Targets = Targets(),
+    project: "Optional[Project]" = None, targets: Targets = Targets(), reparser: "Optional[Reparser]" = None,
 ) -> _Analysis:
     """The findings of one source text (post-suppression, sorted), in the text's coordinates.
     With a project, calls into its other modules are followed (a notebook has no place in
     one: its imports are read, it is imported by nothing). `targets` are the oldest Python
-    (for AMP001) and torch (for the fixes) the project supports."""
+    (for AMP001) and torch (for the fixes) the project supports. A reparser (a language
+    server's, for one buffer) parses the text reusing its previous parse."""
     out = _Analysis([])
     if not codes:
         return out
@@ -282,7 +311,7 @@ def analyse(
         if SYNTAX_ERROR in codes:
             out.findings.append(error)
     elif prefilter.may_have_findings(text):
-        out.findings.extend(_run_checks(text, path, codes, out, project, targets))
+        out.findings.extend(_run_checks(text, path, codes, out, project, targets, reparser))
     if not out.findings and not warn_unused:
         return out
     directives = suppress.parse(text)
@@ -294,7 +323,8 @@ def analyse(
 
 
 def _run_checks(
-    text: str, path: str, codes: frozenset[str], out: _Analysis, project: "Optional[Project]", targets: Targets
+    text: str, path: str, codes: frozenset[str], out: _Analysis, project: "Optional[Project]", targets: Targets,
+    reparser: "Optional[Reparser]",
 ) -> list[Finding]:
     import libcst as cst  # only files that pass the pre-filter pay for libcst
 
@@ -302,7 +332,10 @@ def _run_checks(
     from ampcheck.lint.model import FileModel
 
     try:
-        model = FileModel(path, text, project=project, targets=targets)
+        if reparser is not None:
+            model = FileModel(path, text, reparser.parse(text), project, targets, reparser.positions)
+        else:
+            model = FileModel(path, text, project=project, targets=targets)
     except cst.ParserSyntaxError as err:
         out.problems.append(f"{path}: not analysed: libcst cannot parse it ({err.message}, line {err.raw_line})")
         return []
@@ -400,3 +433,60 @@ def _lines(text: str) -> list[str]:
     if lines and not lines[-1].endswith(("\n", "\r")):
         lines[-1] += "\n"
     return lines
+
+
+# -- texts held in memory (the language server) ------------------------------------------------
+def lint_text(
+    path: str, content: str, settings: Settings, project: "Optional[Project]" = None, reparser: "Optional[Reparser]" = None
+) -> FileResult:
+    """What `lint_paths` reports for a file at `path` holding `content` (an editor's unsaved
+    buffer: Python, or a notebook's JSON): the same codes, per-file ignores, suppressions
+    and notebook reading, findings in the file's own coordinates. Nothing is read from
+    `path`, nothing is cached and nothing is written; a Python file follows its calls
+    through `project` and is parsed by `reparser` (the buffer's, reusing its last parse).
+    Every failure is a line in the result, never an exception."""
+    result = FileResult(path)
+    try:
+        read = _python_text(path, content, settings, result)
+        if read is None:
+            return result
+        nb, text = read
+        codes = settings.codes_for(Path(path))
+        python = nb is None
+        analysis = analyse(
+            text, path, codes, settings.warn_unused_ignores, not python, project if python else None, settings.targets,
+            reparser if python else None,
+        )
+        result.analysed = analysis.analysed
+        result.problems.extend(analysis.problems)
+        result.internal_errors.extend(analysis.internal_errors)
+        result.findings = _in_file_coordinates(analysis.findings, nb, path, codes)
+        result.deps = analysis.deps
+    except Exception as err:  # a bug must cost one buffer, not the server
+        result.internal_errors.append(f"{path}: internal error: {type(err).__name__}: {err}")
+    return result
+
+
+def fix_text(path: str, text: str, settings: Settings, project: "Optional[Project]" = None) -> FileResult:
+    """The safe fixes of a Python text held in memory, applied round by round as `lint
+    --fix` applies them: the result's `diff` is the fixed text ("" when nothing was fixed),
+    `fixed` counts the fixes, `findings` are those left. Nothing is written."""
+    result = FileResult(path)
+    try:
+        lint = _TextLinter(path, settings, project)
+        fixed_text, result.findings = _fix(text, lint(text), lint, Options(fix=True), result)  # type: ignore[arg-type]
+        result.diff = fixed_text if result.fixed else ""
+    except Exception as err:  # a bug must cost one buffer, not the server
+        result.internal_errors.append(f"{path}: internal error: {type(err).__name__}: {err}")
+    return result
+
+
+class _TextLinter:
+    """What `_fix` re-lints each round with, for a text in memory: analysed anew, uncached."""
+
+    def __init__(self, path: str, settings: Settings, project: "Optional[Project]") -> None:
+        self.path, self.project, self.targets = path, project, settings.targets
+        self.codes, self.warn_unused = settings.codes_for(Path(path)), settings.warn_unused_ignores
+
+    def __call__(self, text: str) -> list[Finding]:
+        return analyse(text, self.path, self.codes, self.warn_unused, False, self.project, self.targets).findings

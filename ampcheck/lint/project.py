@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
-from ampcheck.lint.digests import FileDigests, file_hash, read_regular
+from ampcheck.lint.digests import FileDigests, Reader, file_hash, read_regular
 from ampcheck.lint.source import SourceError, decode_source, too_large
 
 if TYPE_CHECKING:  # the program model needs libcst; finding the root must not
@@ -99,6 +99,8 @@ class Project:
     _recorded: Optional[dict[str, str]] = None
     digests: FileDigests = field(default_factory=FileDigests)
     _texts: Optional[dict[str, str]] = None
+    # how the project's files are read: from disk, or (a language server) its buffers first
+    read: Reader = read_regular
 
     # -- modules ---------------------------------------------------------------------------------
     def module_name(self, path: str) -> str:
@@ -154,7 +156,7 @@ class Project:
     def _load(self, path: str) -> _Loaded:
         if not self.reads:
             return _Loaded(None, "")
-        data = read_regular(path)
+        data = self.read(path)
         if data is None:
             return _Loaded(None, "")
         digest = self.digests.remember(path, data)
@@ -180,6 +182,21 @@ class Project:
             self.cache_put(cache_key, summary.to_json())
         return _Loaded(summary, digest)
 
+    def changed(self, path: str, created_or_deleted: bool = False) -> None:
+        """A file of the project changed (a buffer edited in an editor, a file saved):
+        forget what was read of it, so the next analysis reads it anew. A file created or
+        deleted may change where any import leads."""
+        key = os.path.abspath(path)
+        self._by_path.pop(key, None)
+        self.digests.forget(key)
+        if self._texts is not None and key.endswith(".py"):
+            self._texts.pop(key, None)
+            text = self._searchable(key)
+            if text is not None:
+                self._texts[key] = text
+        if created_or_deleted:
+            self._modules.clear()
+
     # -- searching the project -----------------------------------------------------------------
     def files_mentioning(self, module: str, names: Iterable[str]) -> list[str]:
         """The project's Python files (absolute paths) that name `module` (by its dotted name,
@@ -202,10 +219,17 @@ class Project:
                 for name in sorted(files):
                     if name.endswith(".py"):
                         path = os.path.join(folder, name)
-                        data = read_regular(path)
-                        if data is not None and (self.max_file_size is None or len(data) <= self.max_file_size):
-                            self._texts[path] = data.decode("utf-8", "replace")
+                        text = self._searchable(path)
+                        if text is not None:
+                            self._texts[path] = text
         return self._texts
+
+    def _searchable(self, path: str) -> Optional[str]:
+        """A file's text for the search for callers, or None (unreadable, or too large)."""
+        data = self.read(path)
+        if data is None or (self.max_file_size is not None and len(data) > self.max_file_size):
+            return None
+        return data.decode("utf-8", "replace")
 
     def _skip(self, folder: Path) -> bool:
         """Folders not searched for callers: hidden ones, installed or built code, excludes.

@@ -164,3 +164,21 @@ def _scan(source: str) -> tuple[list[tuple[tuple[int, int], str, int]], dict[int
     except (tokenize.TokenError, IndentationError, SyntaxError):
         pass
     return found, joined
+
+
+def suppression_edit(source: str, line: int, code: str) -> Edit:
+    """The edit that suppresses `code` on `line` (an editor's "ignore on this line"): the
+    code merged into the `# noqa: ...` where the line's directives are read (one naming only
+    other tools' codes too), else `  # noqa: CODE` at the end of that line. That line is the
+    finding's own, or the last line of the multi-line string or continued line it is in."""
+    comments, joined = _scan(source)
+    target = joined.get(line, line)
+    for (row, col), comment, _ in comments:
+        match = _NOQA.search(comment) if row == target else None
+        if match is not None and match.group("codes"):
+            at = col + 1 + match.end("codes")
+            return Edit(target, at, target, at, f", {code}")
+    lines = source.splitlines()
+    content = lines[target - 1] if 0 < target <= len(lines) else ""
+    end = len(content.rstrip()) + 1
+    return Edit(target, end, target, len(content) + 1, f"  # noqa: {code}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 from functools import cached_property
-from typing import Iterator, Optional, Union
+from typing import Callable, Iterator, Mapping, Optional, Union
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -17,6 +17,9 @@ from ampcheck.lint.names import ImportTable, dotted
 from ampcheck.lint.walk import walk
 
 Scope = Union[cst.Module, cst.FunctionDef, cst.ClassDef, cst.Lambda]
+# node positions computed elsewhere (a re-parse that kept most statements' positions), from
+# the parents index: what libcst's PositionProvider would give
+Positions = Callable[["dict[cst.CSTNode, cst.CSTNode]"], "Mapping[cst.CSTNode, CodeRange]"]
 
 
 _UNINDEXED: set[type] = set()  # node types the indexer records nothing about
@@ -86,11 +89,13 @@ class SourceTree:
     """One parsed file and the indexes of its one traversal."""
 
     def __init__(
-        self, path: str, source: str, module: Optional[cst.Module] = None, module_name: Optional[str] = None
+        self, path: str, source: str, module: Optional[cst.Module] = None, module_name: Optional[str] = None,
+        positions: Optional[Positions] = None,
     ) -> None:
         self.path = path
         self.source = source
         self.module = module if module is not None else cst.parse_module(source)
+        self._position_source = positions
         # The dotted name the project imports this file by (its stem when it is on its own).
         self.module_name = module_name if module_name is not None else _stem(path)
         self.names = ImportTable(package_of(self.module_name, path))
@@ -282,7 +287,9 @@ class SourceTree:
 
     # -- positions -----------------------------------------------------------------------------------
     @cached_property
-    def _positions(self) -> "dict[cst.CSTNode, CodeRange]":
+    def _positions(self) -> "Mapping[cst.CSTNode, CodeRange]":
+        if self._position_source is not None:
+            return self._position_source(self.parents)
         wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
         return dict(wrapper.resolve(PositionProvider))
 
