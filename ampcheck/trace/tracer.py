@@ -16,14 +16,8 @@ type itself; user-written casts are told from autocast's by wrapping the Tensor 
 (`to`, `half`, `bfloat16`, `float`, `double`, `type`, `type_as`) with a depth counter.
 
 Seams (for the GradScaler observer, numerics, the pytest plugin):
-  * `Observer`: subclass and pass `trace(observers=[...])`, or append a zero-argument factory
-    to `DEFAULT_OBSERVERS` to run in every trace. Hooks: `on_start(trace)`, `on_stop(trace)`,
-    `on_step(trace, optimizer)` after every `optimizer.step()`, `contribute(report)` to add
-    `report.sections[...]`/`report.meta[...]`. With `wants_ops = True`, `on_op(trace, func,
-    args, kwargs, out, key)` runs after every recorded op; `key` is the record key
-    (OpInfo, phase, module, input dtypes, output dtype, autocast dtype, device type, cast
-    kind), names in `Trace.key_fields`, hashable and cheap to use as a dict key. Keep it
-    cheap, it is on the hot path, and never keep tensors.
+  * `Observer` (`ampcheck.trace.observers`): subclass and pass `trace(observers=[...])`, or
+    append a zero-argument factory to `DEFAULT_OBSERVERS` to run in every trace.
   * `Trace.steps` (optimizer steps so far), `Trace.recording`, `Trace.modules` (the
     ModuleTracker: current module name, `param_name(parameter)`).
 
@@ -37,8 +31,6 @@ to run under a dispatch mode that does not handle them, this one included.
 from __future__ import annotations
 
 import functools
-import os
-import sys
 import threading
 import time
 import warnings
@@ -48,11 +40,18 @@ import torch
 from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode
 
-import ampcheck
-from ampcheck.trace import flops, policy, tensor_cores
+from ampcheck.trace import flops, policy
 from ampcheck.trace.modules import ModuleTracker
-from ampcheck.trace.precision_loss import DEFAULT_THRESHOLD
+from ampcheck.trace.observers import Observer
+from ampcheck.trace.observers.fp32_compare import Fp32Comparison
+from ampcheck.trace.observers.numerics import NumericsObserver
+from ampcheck.trace.observers.ranks import RankObserver
+from ampcheck.trace.observers.scaler import ScalerObserver
 from ampcheck.trace.report import OpRecord, TraceReport, WeightCasts
+from ampcheck.trace.runtime import dtype_name, user_source
+from ampcheck.trace.sections import tensor_cores
+from ampcheck.trace.sections.precision_loss import DEFAULT_THRESHOLD
+from ampcheck.version import __version__
 
 __all__ = ["trace", "Trace", "Observer", "DEFAULT_OBSERVERS"]
 
@@ -67,32 +66,12 @@ _TENSOR_LISTS = frozenset({"List[Tensor]", "List[Optional[Tensor]]"})
 _DTYPE_CHANGING_VIEWS = frozenset({"view_as_real", "view_as_complex", "real", "imag"})
 _SKIP_NAMESPACES = frozenset({"profiler"})  # record_function markers, not computation
 _CAST_METHODS = ("to", "half", "bfloat16", "float", "double", "type", "type_as")
-_SKIP_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (torch, ampcheck))
 ALL_PHASES = ("forward", "backward", "recompute", "optimizer")
 
 
-class Observer:
-    """Extension point: override the hooks you need (see the module docstring)."""
-
-    wants_ops = False
-
-    def on_start(self, trace: "Trace") -> None:
-        pass
-
-    def on_stop(self, trace: "Trace") -> None:
-        pass
-
-    def on_step(self, trace: "Trace", optimizer: Any) -> None:
-        pass
-
-    def on_op(self, trace: "Trace", func: Any, args: tuple, kwargs: dict, out: Any, key: tuple) -> None:
-        pass
-
-    def contribute(self, report: TraceReport) -> None:
-        pass
-
-
-DEFAULT_OBSERVERS: list[Callable[[], Observer]] = []
+# the GradScaler history (recorded only when a scaler is used) and the rank of a distributed
+# run (all None otherwise) come with every trace
+DEFAULT_OBSERVERS: list[Callable[[], Observer]] = [ScalerObserver, RankObserver]
 
 
 class OpInfo:
@@ -125,26 +104,6 @@ class OpInfo:
             self.is_view and self.unary and len(returns) == 1 and str(returns[0].type) == "Tensor"
             and func._overloadname != "dtype" and self.name not in _DTYPE_CHANGING_VIEWS
         )
-
-
-def _dtype_name(dtype: Optional[torch.dtype]) -> Optional[str]:
-    return None if dtype is None else str(dtype).replace("torch.", "")
-
-
-def _display_path(filename: str) -> str:
-    cwd = os.getcwd() + os.sep
-    return filename[len(cwd):] if filename.startswith(cwd) else filename
-
-
-def _user_source() -> Optional[str]:
-    """file:line of the first frame outside torch and ampcheck (called once per new record)."""
-    frame = sys._getframe(2)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if not filename.startswith(_SKIP_DIRS) and not filename.startswith("<frozen"):
-            return f"{_display_path(filename)}:{frame.f_lineno}"
-        frame = frame.f_back
-    return None
 
 
 class _Mode(TorchDispatchMode):
@@ -254,9 +213,9 @@ class _Mode(TorchDispatchMode):
         key = (info, phase, module, dtypes, out_dtype, autocast, device, cast)
         rec = t.records.get(key)
         if rec is None:
-            multiple = tensor_cores.multiple_for(_dtype_name(out_dtype)) if info.align is not None else None
+            multiple = tensor_cores.multiple_for(dtype_name(out_dtype)) if info.align is not None else None
             # count, FLOPs, bytes read, written, source, alignment multiple, misaligned FLOPs, calls, example
-            rec = t.records[key] = [0, 0, 0, 0, _user_source(), multiple, 0, 0, None]
+            rec = t.records[key] = [0, 0, 0, 0, user_source(), multiple, 0, 0, None]
         rec[0] += 1
         rec[2] += nread
         rec[3] += nwritten
@@ -300,12 +259,8 @@ class Trace:
         compare_threshold: float = DEFAULT_THRESHOLD,
     ) -> None:
         if numerics:
-            from ampcheck.trace.numerics import NumericsObserver
-
             observers = [*observers, NumericsObserver(every=numerics_every)]
         if compare_fp32:
-            from ampcheck.trace.fp32_compare import Fp32Comparison
-
             observers = [*observers, Fp32Comparison(threshold=compare_threshold)]
         phases = tuple(phases)
         unknown = sorted(set(phases) - set(ALL_PHASES))
@@ -528,9 +483,9 @@ class Trace:
                 op=info.op,
                 phase=phase,
                 module=module,
-                in_dtypes=tuple(_dtype_name(d) for d in dtypes),
-                out_dtype=_dtype_name(out_dtype),
-                autocast=_dtype_name(autocast),
+                in_dtypes=tuple(dtype_name(d) for d in dtypes),
+                out_dtype=dtype_name(out_dtype),
+                autocast=dtype_name(autocast),
                 device=device or "none",
                 cast=cast,
                 policy=policy.policy_of(device or "", info.name),
@@ -544,14 +499,14 @@ class Trace:
                 misaligned_shapes=shapes,
             ))
         weights = [
-            WeightCasts(weight=name, src_dtype=_dtype_name(src), dst_dtype=_dtype_name(dst), kind=kind,
+            WeightCasts(weight=name, src_dtype=dtype_name(src), dst_dtype=dtype_name(dst), kind=kind,
                         casts=casts, regions=regions, bytes=nbytes, source=source)
             for (_, name, src, dst, kind), (casts, regions, nbytes, _, source) in self.weights.items()
         ]
         report = TraceReport(
             meta={
                 "torch_version": torch.__version__,
-                "ampcheck_version": ampcheck.__version__,
+                "ampcheck_version": __version__,
                 "phases": sorted(self.phases),
                 "modules": self.attribute,
                 "roots": list(self.modules.roots),
@@ -601,13 +556,3 @@ def trace(
                  numerics=numerics, numerics_every=numerics_every, compare_fp32=compare_fp32,
                  compare_threshold=compare_threshold)
 
-
-# The GradScaler observer runs in every trace (it only records when a scaler is used).
-from ampcheck.trace.scaler import ScalerObserver  # noqa: E402
-
-DEFAULT_OBSERVERS.append(ScalerObserver)
-
-# Rank, world size and backend of a distributed run, in every trace (all None otherwise).
-from ampcheck.trace.ranks import RankObserver  # noqa: E402
-
-DEFAULT_OBSERVERS.append(RankObserver)
