@@ -25,6 +25,7 @@ import platform
 import statistics
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Callable
 
@@ -133,6 +134,8 @@ COMPILED_CONTEXTS: dict[str, Callable[[], object]] = {
 def measure_compiled(rounds: int, steps: int) -> dict[str, float]:
     """ms per step of the compiled MLP in each of COMPILED_CONTEXTS (medians over rounds)."""
     step = build_step("mlp", compile=True)
+    # the eager fallback warns that it runs compiled code eagerly: known, and not what is timed
+    warnings.filterwarnings("ignore", message=r".*(runs eagerly while traced|when there are global hooks)")
     for context in COMPILED_CONTEXTS.values():  # compile, and warm every path up
         with context():
             step()
