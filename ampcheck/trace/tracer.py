@@ -16,14 +16,8 @@ type itself; user-written casts are told from autocast's by wrapping the Tensor 
 (`to`, `half`, `bfloat16`, `float`, `double`, `type`, `type_as`) with a depth counter.
 
 Seams (for the GradScaler observer, numerics, the pytest plugin):
-  * `Observer`: subclass and pass `trace(observers=[...])`, or append a zero-argument factory
-    to `DEFAULT_OBSERVERS` to run in every trace. Hooks: `on_start(trace)`, `on_stop(trace)`,
-    `on_step(trace, optimizer)` after every `optimizer.step()`, `contribute(report)` to add
-    `report.sections[...]`/`report.meta[...]`. With `wants_ops = True`, `on_op(trace, func,
-    args, kwargs, out, key)` runs after every recorded op; `key` is the record key
-    (OpInfo, phase, module, input dtypes, output dtype, autocast dtype, device type, cast
-    kind), names in `Trace.key_fields`, hashable and cheap to use as a dict key. Keep it
-    cheap, it is on the hot path, and never keep tensors.
+  * `Observer` (`ampcheck.trace.observers`): subclass and pass `trace(observers=[...])`, or
+    append a zero-argument factory to `DEFAULT_OBSERVERS` to run in every trace.
   * `Trace.steps` (optimizer steps so far), `Trace.recording`, `Trace.modules` (the
     ModuleTracker: current module name, `param_name(parameter)`).
 
@@ -32,13 +26,15 @@ threads running its backward. Autocast entered in another thread is not seen (th
 ignores it), and ops of other threads are not recorded. Nesting traces raises RuntimeError,
 as does entering a finished trace again. Higher-order ops (flex_attention, torch.cond) refuse
 to run under a dispatch mode that does not handle them, this one included.
-`torch.compile`: under a dispatch mode compiled code runs eagerly; the trace warns once.
+`torch.compile`: where torch lets a dispatch mode ignore compile internals (2.13 does) the
+mode stays out of Dynamo's way, so compiled code runs compiled and the records of its kernels
+are marked `compiled`; the module hooks and the patched methods do nothing while Dynamo traces
+them. `observers/compiled.py` adds what the compiled graphs compute. Elsewhere, or with
+`compiled=False`, compiled code runs eagerly and the trace warns once.
 """
 from __future__ import annotations
 
 import functools
-import os
-import sys
 import threading
 import time
 import warnings
@@ -48,15 +44,27 @@ import torch
 from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode
 
-import ampcheck
-from ampcheck.trace import flops, policy, tensor_cores
+from ampcheck.trace import flops, policy
 from ampcheck.trace.modules import ModuleTracker
-from ampcheck.trace.precision_loss import DEFAULT_THRESHOLD
+from ampcheck.trace.observers import Observer
+from ampcheck.trace.observers.compiled import CompileWatch
+from ampcheck.trace.observers.fp32_compare import Fp32Comparison
+from ampcheck.trace.observers.numerics import NumericsObserver
+from ampcheck.trace.observers.ranks import RankObserver
+from ampcheck.trace.observers.scaler import ScalerObserver
 from ampcheck.trace.report import OpRecord, TraceReport, WeightCasts
+from ampcheck.trace.runtime import dtype_name, user_source
+from ampcheck.trace.sections import tensor_cores
+from ampcheck.trace.sections.precision_loss import DEFAULT_THRESHOLD
+from ampcheck.version import __version__
 
 __all__ = ["trace", "Trace", "Observer", "DEFAULT_OBSERVERS"]
 
 _ACTIVE: Optional["Trace"] = None
+# torch lets a mode stay out of torch.compile's way (2.13 does): off while Dynamo compiles, on while
+# the compiled code runs (before, Dynamo falls back to eager under any dispatch mode)
+COMPILED_SUPPORTED = hasattr(TorchDispatchMode, "ignore_compile_internals")
+_compiling = torch.compiler.is_compiling
 _graph_task_id = torch._C._current_graph_task_id
 _current_node = torch._C._current_autograd_node
 _Tensor = torch.Tensor
@@ -67,32 +75,12 @@ _TENSOR_LISTS = frozenset({"List[Tensor]", "List[Optional[Tensor]]"})
 _DTYPE_CHANGING_VIEWS = frozenset({"view_as_real", "view_as_complex", "real", "imag"})
 _SKIP_NAMESPACES = frozenset({"profiler"})  # record_function markers, not computation
 _CAST_METHODS = ("to", "half", "bfloat16", "float", "double", "type", "type_as")
-_SKIP_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (torch, ampcheck))
 ALL_PHASES = ("forward", "backward", "recompute", "optimizer")
 
 
-class Observer:
-    """Extension point: override the hooks you need (see the module docstring)."""
-
-    wants_ops = False
-
-    def on_start(self, trace: "Trace") -> None:
-        pass
-
-    def on_stop(self, trace: "Trace") -> None:
-        pass
-
-    def on_step(self, trace: "Trace", optimizer: Any) -> None:
-        pass
-
-    def on_op(self, trace: "Trace", func: Any, args: tuple, kwargs: dict, out: Any, key: tuple) -> None:
-        pass
-
-    def contribute(self, report: TraceReport) -> None:
-        pass
-
-
-DEFAULT_OBSERVERS: list[Callable[[], Observer]] = []
+# the GradScaler history (recorded only when a scaler is used) and the rank of a distributed
+# run (all None otherwise) come with every trace
+DEFAULT_OBSERVERS: list[Callable[[], Observer]] = [ScalerObserver, RankObserver]
 
 
 class OpInfo:
@@ -125,26 +113,6 @@ class OpInfo:
             self.is_view and self.unary and len(returns) == 1 and str(returns[0].type) == "Tensor"
             and func._overloadname != "dtype" and self.name not in _DTYPE_CHANGING_VIEWS
         )
-
-
-def _dtype_name(dtype: Optional[torch.dtype]) -> Optional[str]:
-    return None if dtype is None else str(dtype).replace("torch.", "")
-
-
-def _display_path(filename: str) -> str:
-    cwd = os.getcwd() + os.sep
-    return filename[len(cwd):] if filename.startswith(cwd) else filename
-
-
-def _user_source() -> Optional[str]:
-    """file:line of the first frame outside torch and ampcheck (called once per new record)."""
-    frame = sys._getframe(2)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if not filename.startswith(_SKIP_DIRS) and not filename.startswith("<frozen"):
-            return f"{_display_path(filename)}:{frame.f_lineno}"
-        frame = frame.f_back
-    return None
 
 
 class _Mode(TorchDispatchMode):
@@ -251,12 +219,13 @@ class _Mode(TorchDispatchMode):
                 cast = "user"
             else:
                 cast = "autocast"
-        key = (info, phase, module, dtypes, out_dtype, autocast, device, cast)
+        key = (info, phase, module, dtypes, out_dtype, autocast, device, cast,
+               module in tracker.compiled if tracker.compiled else False)
         rec = t.records.get(key)
         if rec is None:
-            multiple = tensor_cores.multiple_for(_dtype_name(out_dtype)) if info.align is not None else None
+            multiple = tensor_cores.multiple_for(dtype_name(out_dtype)) if info.align is not None else None
             # count, FLOPs, bytes read, written, source, alignment multiple, misaligned FLOPs, calls, example
-            rec = t.records[key] = [0, 0, 0, 0, _user_source(), multiple, 0, 0, None]
+            rec = t.records[key] = [0, 0, 0, 0, user_source(), multiple, 0, 0, None]
         rec[0] += 1
         rec[2] += nread
         rec[3] += nwritten
@@ -281,10 +250,19 @@ class _Mode(TorchDispatchMode):
         return out
 
 
+class _CompiledMode(_Mode):
+    """The mode that lets compiled code run compiled: Dynamo compiles under it (the mode is off
+    while it does) and the mode sees the kernels the compiled code runs."""
+
+    @classmethod
+    def ignore_compile_internals(cls) -> bool:
+        return True
+
+
 class Trace:
     """The context manager `ampcheck.trace()` returns; `report` is set when it exits."""
 
-    key_fields = ("op", "phase", "module", "in_dtypes", "out_dtype", "autocast", "device", "cast")
+    key_fields = ("op", "phase", "module", "in_dtypes", "out_dtype", "autocast", "device", "cast", "compiled")
 
     def __init__(
         self,
@@ -298,14 +276,11 @@ class Trace:
         numerics_every: int = 1,
         compare_fp32: bool = False,
         compare_threshold: float = DEFAULT_THRESHOLD,
+        compiled: bool = True,
     ) -> None:
         if numerics:
-            from ampcheck.trace.numerics import NumericsObserver
-
             observers = [*observers, NumericsObserver(every=numerics_every)]
         if compare_fp32:
-            from ampcheck.trace.fp32_compare import Fp32Comparison
-
             observers = [*observers, Fp32Comparison(threshold=compare_threshold)]
         phases = tuple(phases)
         unknown = sorted(set(phases) - set(ALL_PHASES))
@@ -319,6 +294,11 @@ class Trace:
         self.step_limit = steps
         self.observers = [factory() for factory in DEFAULT_OBSERVERS] + list(observers)
         self.op_observers = [o for o in self.observers if o.wants_ops]
+        # compiled code runs compiled where torch lets a mode stay out of its way, and
+        # `compiled=False` asks for today's fallback anyway: compiled code run eagerly
+        self.compiled = compiled and COMPILED_SUPPORTED
+        if self.compiled:
+            self.observers.append(CompileWatch())
         self.modules = ModuleTracker(on_compiled=self._warn_compiled)
         if model is not None:
             self.modules.add_root(model)
@@ -359,7 +339,7 @@ class Trace:
             for observer in self.observers:
                 observer.on_start(self)
             self.recording = True
-            self._mode = _Mode(self)
+            self._mode = (_CompiledMode if self.compiled else _Mode)(self)
             self._mode.__enter__()
         except BaseException:
             self._stop()
@@ -405,6 +385,8 @@ class Trace:
         for name in _CAST_METHODS:
             self._patch_cast_method(name)
         self._patch_compile()
+        if self.compiled:
+            self._quiet_hook_warning()
 
     def _patch(self, owner: Any, name: str, replacement: Any) -> None:
         had_own = name in owner.__dict__
@@ -426,12 +408,16 @@ class Trace:
 
         @functools.wraps(enter)
         def __enter__(ac: Any) -> Any:
+            if _compiling():  # Dynamo traces this into a graph: no Python side effects there
+                return enter(ac)
             result = enter(ac)
             trace._autocast_changed(ac, +1)
             return result
 
         @functools.wraps(exit_)
         def __exit__(ac: Any, *exc: Any) -> Any:
+            if _compiling():
+                return exit_(ac, *exc)
             result = exit_(ac, *exc)
             trace._autocast_changed(ac, -1)
             return result
@@ -445,6 +431,8 @@ class Trace:
 
         @functools.wraps(original)
         def method(tensor: Any, *args: Any, **kwargs: Any) -> Any:
+            if _compiling():
+                return original(tensor, *args, **kwargs)
             trace.user_cast_depth += 1
             try:
                 return original(tensor, *args, **kwargs)
@@ -460,12 +448,24 @@ class Trace:
         @functools.wraps(original)
         def compile(*args: Any, **kwargs: Any) -> Any:
             trace._warn_compiled()
-            return original(*args, **kwargs)
+            result = original(*args, **kwargs)
+            for observer in trace.observers:  # Dynamo is imported now: watch what it compiles
+                if isinstance(observer, CompileWatch):
+                    observer.watch_dynamo()
+            return result
 
         self._patch(torch, "compile", compile)
 
+    def _quiet_hook_warning(self) -> None:
+        """torch warns on every call of a torch.compile'd module while global module hooks
+        exist: the tracer's are, and the tracer expects the extra call they see."""
+        caught = warnings.catch_warnings()
+        caught.__enter__()
+        warnings.filterwarnings("ignore", message=r"Using `torch.compile\(module\)` when there are global hooks")
+        self._undo.append(lambda: caught.__exit__(None, None, None))
+
     def _warn_compiled(self) -> None:
-        if not self._warned_compile:
+        if not self.compiled and not self._warned_compile:
             self._warned_compile = True
             warnings.warn(
                 "ampcheck.trace: torch.compile'd code runs eagerly while traced "
@@ -522,15 +522,15 @@ class Trace:
     # -- report ----------------------------------------------------------------------
     def _build_report(self) -> TraceReport:
         ops = []
-        for (info, phase, module, dtypes, out_dtype, autocast, device, cast), rec in self.records.items():
+        for (info, phase, module, dtypes, out_dtype, autocast, device, cast, compiled), rec in self.records.items():
             count, nflops, nread, nwritten, source, multiple, misaligned_flops, misaligned_calls, shapes = rec
             ops.append(OpRecord(
                 op=info.op,
                 phase=phase,
                 module=module,
-                in_dtypes=tuple(_dtype_name(d) for d in dtypes),
-                out_dtype=_dtype_name(out_dtype),
-                autocast=_dtype_name(autocast),
+                in_dtypes=tuple(dtype_name(d) for d in dtypes),
+                out_dtype=dtype_name(out_dtype),
+                autocast=dtype_name(autocast),
                 device=device or "none",
                 cast=cast,
                 policy=policy.policy_of(device or "", info.name),
@@ -542,19 +542,21 @@ class Trace:
                 misaligned_flops=None if multiple is None else misaligned_flops,
                 misaligned_calls=misaligned_calls,
                 misaligned_shapes=shapes,
+                compiled=compiled,
             ))
         weights = [
-            WeightCasts(weight=name, src_dtype=_dtype_name(src), dst_dtype=_dtype_name(dst), kind=kind,
+            WeightCasts(weight=name, src_dtype=dtype_name(src), dst_dtype=dtype_name(dst), kind=kind,
                         casts=casts, regions=regions, bytes=nbytes, source=source)
             for (_, name, src, dst, kind), (casts, regions, nbytes, _, source) in self.weights.items()
         ]
         report = TraceReport(
             meta={
                 "torch_version": torch.__version__,
-                "ampcheck_version": ampcheck.__version__,
+                "ampcheck_version": __version__,
                 "phases": sorted(self.phases),
                 "modules": self.attribute,
                 "roots": list(self.modules.roots),
+                "compiled_code": "compiled" if self.compiled else "eager",
                 "steps": self.steps,
                 "step_limit": self.step_limit,
                 "autocast_seen": any(r.autocast is not None for r in ops),
@@ -566,10 +568,22 @@ class Trace:
             },
             ops=ops,
             weights=weights,
+            module_classes=self._module_classes(ops),
         )
         for observer in self.observers:
             observer.contribute(report)
         return report
+
+    def _module_classes(self, ops: list[OpRecord]) -> dict[str, str]:
+        """The classes of the modules the records name, and of the modules enclosing them."""
+        named = {m for r in ops if r.module is not None for m in _enclosing(r.module)}
+        return {name: cls for name, cls in sorted(self.modules.classes.items()) if name in named}
+
+
+def _enclosing(name: str) -> Iterable[str]:
+    """`a`, `a.b`, `a.b.c` for `a.b.c`: the modules whose coverage a record adds to."""
+    parts = name.split(".")
+    return (".".join(parts[:depth]) for depth in range(1, len(parts) + 1))
 
 
 def trace(
@@ -583,6 +597,7 @@ def trace(
     numerics_every: int = 1,
     compare_fp32: bool = False,
     compare_threshold: float = DEFAULT_THRESHOLD,
+    compiled: bool = True,
 ) -> Trace:
     """Trace the ops run inside the `with` block.
 
@@ -596,18 +611,11 @@ def trace(
     compare_fp32: also rerun each module called under autocast in float32 on the same inputs and
         rank modules by the relative error of their autocast output (AMP510 above
         `compare_threshold`); the training itself is unchanged (see ampcheck.trace.fp32_compare).
+    compiled: let torch.compile'd code run compiled (where torch supports it) and
+        report what the compiled program computes (see ampcheck.trace.observers.compiled);
+        False runs it eagerly (as on a torch without that support) and warns.
     """
     return Trace(phases=phases, modules=modules, steps=steps, model=model, observers=observers,
                  numerics=numerics, numerics_every=numerics_every, compare_fp32=compare_fp32,
-                 compare_threshold=compare_threshold)
+                 compare_threshold=compare_threshold, compiled=compiled)
 
-
-# The GradScaler observer runs in every trace (it only records when a scaler is used).
-from ampcheck.trace.scaler import ScalerObserver  # noqa: E402
-
-DEFAULT_OBSERVERS.append(ScalerObserver)
-
-# Rank, world size and backend of a distributed run, in every trace (all None otherwise).
-from ampcheck.trace.ranks import RankObserver  # noqa: E402
-
-DEFAULT_OBSERVERS.append(RankObserver)
