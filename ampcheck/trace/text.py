@@ -67,9 +67,9 @@ def render_text(report: "TraceReport", top: int = 10) -> str:
             fwd = cov.get("forward", {}).get("share")
             bwd = cov.get("backward", {}).get("share")
             lines.append(f"  {name:<40}{_pct(fwd):>8} / {_pct(bwd)}")
-    from ampcheck.trace import numerics, precision_loss, scaler, tensor_cores
+    from ampcheck.trace import float8, numerics, precision_loss, scaler, sharding, tensor_cores
 
-    lines += (tensor_cores.summary_lines(report) + precision_loss.summary_lines(report)
+    lines += (float8.summary_lines(report) + sharding.summary_lines(report) + tensor_cores.summary_lines(report) + precision_loss.summary_lines(report)
               + scaler.summary_lines(report) + numerics.summary_lines(report))
     found = report.findings()
     if found:

@@ -20,7 +20,9 @@ Seams (for the GradScaler observer, numerics, the pytest plugin):
     to `DEFAULT_OBSERVERS` to run in every trace. Hooks: `on_start(trace)`, `on_stop(trace)`,
     `on_step(trace, optimizer)` after every `optimizer.step()`, `contribute(report)` to add
     `report.sections[...]`/`report.meta[...]`. With `wants_ops = True`, `on_op(trace, func,
-    args, kwargs, out, key)` runs after every recorded op; `key` is the record key
+    args, kwargs, out, key)` runs after every recorded op; an observer that sets `op_names`
+    gets only the ops so named (the others cost it nothing), profiler scopes included
+    (`_record_function_enter_new`, recorded by no one, with key None); `key` is the record key
     (OpInfo, phase, module, input dtypes, output dtype, autocast dtype, device type, cast
     kind), names in `Trace.key_fields`, hashable and cheap to use as a dict key. Keep it
     cheap, it is on the hot path, and never keep tensors.
@@ -53,6 +55,7 @@ from ampcheck.trace import flops, policy, tensor_cores
 from ampcheck.trace.modules import ModuleTracker
 from ampcheck.trace.precision_loss import DEFAULT_THRESHOLD
 from ampcheck.trace.report import OpRecord, TraceReport, WeightCasts
+from ampcheck.trace.subclasses import SubclassDispatch, dispatch_for
 
 __all__ = ["trace", "Trace", "Observer", "DEFAULT_OBSERVERS"]
 
@@ -75,6 +78,7 @@ class Observer:
     """Extension point: override the hooks you need (see the module docstring)."""
 
     wants_ops = False
+    op_names: Optional[frozenset[str]] = None  # with wants_ops: only these ops (`mm`, `_scaled_mm`), None: all
 
     def on_start(self, trace: "Trace") -> None:
         pass
@@ -99,9 +103,9 @@ class OpInfo:
     """What the hot path needs to know about an OpOverload, computed once."""
 
     __slots__ = ("op", "name", "skip", "flop", "align", "is_cast", "is_view", "plain_view", "unary", "slots",
-                 "kw_tensors")
+                 "kw_tensors", "observers")
 
-    def __init__(self, func: Any) -> None:
+    def __init__(self, func: Any, op_observers: Iterable["Observer"] = ()) -> None:
         self.op = str(func)
         arguments = func._schema.arguments
         # (position, holds a list) of each positional tensor argument; the rest are never tensors
@@ -114,6 +118,9 @@ class OpInfo:
         self.unary = self.slots == ((0, False),) and not self.kw_tensors  # the common case, unrolled
         self.name = func.overloadpacket.__name__
         self.skip = func.namespace in _SKIP_NAMESPACES
+        # the op observers that want this op: every recorded op, or this op among their `op_names`
+        self.observers = tuple(o for o in op_observers if (
+            self.name in o.op_names if getattr(o, "op_names", None) is not None else not self.skip))
         self.flop = flops.formula_for(func)
         self.align = tensor_cores.check_for(self.name) if self.flop is not None else None
         self.is_cast = func in _CAST_OPS
@@ -153,14 +160,22 @@ class _Mode(TorchDispatchMode):
         self.trace = trace
 
     def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Optional[dict] = None) -> Any:
+        if types:  # a tensor subclass among the arguments (see ampcheck.trace.subclasses)
+            handling = dispatch_for(types)
+            if handling is SubclassDispatch.UNWRAP:
+                return NotImplemented
+            if handling is SubclassDispatch.UNRECORDED:
+                return func(*args, **kwargs) if kwargs else func(*args)
         out = func(*args, **kwargs) if kwargs else func(*args)
         t = self.trace
         if not t.recording:
             return out
         info = t.infos.get(id(func))  # OpOverloads are immortal singletons; their __hash__ is Python
         if info is None:
-            info = t.infos[id(func)] = OpInfo(func)
-        if info.skip:
+            info = t.infos[id(func)] = OpInfo(func, t.op_observers)
+        if info.skip:  # profiler scopes: not computation, but observers may follow them
+            for observer in info.observers:
+                observer.on_op(t, func, args, kwargs or {}, out, None)
             return out
         tracker = t.modules
         if _graph_task_id() == -1:
@@ -275,8 +290,8 @@ class _Mode(TorchDispatchMode):
             kind = type(weight)  # Parameter's isinstance runs a Python metaclass hook: test the type first
             if kind is _Parameter or (kind is not _Tensor and isinstance(weight, _Parameter)):
                 t._weight_cast(weight, key, nread + nwritten, rec[4])
-        if t.op_observers:
-            for observer in t.op_observers:
+        if info.observers:
+            for observer in info.observers:
                 observer.on_op(t, func, args, kwargs or {}, out, key)
         return out
 
@@ -611,3 +626,13 @@ DEFAULT_OBSERVERS.append(ScalerObserver)
 from ampcheck.trace.ranks import RankObserver  # noqa: E402
 
 DEFAULT_OBSERVERS.append(RankObserver)
+
+# Float8 matmuls: their scaling recipe, and the linears left out of float8 (only `_scaled_mm` calls).
+from ampcheck.trace.float8_observer import Float8Observer  # noqa: E402
+
+DEFAULT_OBSERVERS.append(Float8Observer)
+
+# FSDP2 mixed-precision policies and DDP communication hooks of the traced modules.
+from ampcheck.trace.sharding_observer import ShardingObserver  # noqa: E402
+
+DEFAULT_OBSERVERS.append(ShardingObserver)
