@@ -11,7 +11,7 @@ from typing import Optional
 
 import click
 
-from ampcheck import __version__
+from ampcheck.version import __version__
 
 # name -> "module:attribute" of the click command
 COMMANDS = {

@@ -58,8 +58,7 @@ def _tolerance(value: str) -> float:
 
 
 def _diff(before: str, after: str, fmt: str, tolerance_text: str) -> None:
-    from ampcheck.trace.merge import load
-    from ampcheck.trace.report import TraceReport
+    from ampcheck.trace.report import TraceReport, load
 
     tolerance = _tolerance(tolerance_text)
     if fmt not in ("text", "json"):
@@ -95,7 +94,7 @@ def report(files: tuple[str, ...], fmt: str, findings: bool, output_format: str,
     """Render the trace report FILES written by `ampcheck trace`: one file, or the ranks of a
     distributed run (several files, or their directory) merged into one."""
     from ampcheck.output import render
-    from ampcheck.trace.merge import load
+    from ampcheck.trace.report import load
 
     if diff_paths:
         if files:

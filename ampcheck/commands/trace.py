@@ -17,7 +17,7 @@ from typing import Any, Optional
 import click
 
 from ampcheck.commands import OneLineUsage, fail
-from ampcheck.trace.precision_loss import DEFAULT_THRESHOLD
+from ampcheck.trace.sections.precision_loss import DEFAULT_THRESHOLD
 
 
 def _exit_code(exc: SystemExit) -> int:

@@ -37,7 +37,7 @@ from typing import Iterable, Optional, Union
 
 import libcst as cst
 
-from ampcheck.lint.consteval import ConstEval, _param_names
+from ampcheck.lint.consteval import ConstEval, param_names
 from ampcheck.lint.names import dotted
 from ampcheck.lint.tree import SourceTree
 
@@ -188,7 +188,7 @@ class Bindings:
             entries = self._by_key.get((fn, name))
             if entries:
                 return self._latest(entries, at)
-            if name in _param_names(fn):
+            if name in param_names(fn):
                 return self.param_binding(fn, name)
             fn = self.tree.enclosing_function(fn)
         entries = self._by_key.get((None, name))

@@ -21,7 +21,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Optional
 
-from ampcheck import __version__, catalog
+from ampcheck import catalog
+from ampcheck.version import __version__
 from ampcheck.findings import Finding
 
 FOLDER = ".ampcheck_cache"

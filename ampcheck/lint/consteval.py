@@ -163,7 +163,7 @@ class ConstEval:
     def _name(self, expr: cst.Name, depth: int) -> Any:
         fn = self.tree.enclosing_function(expr)
         local = self._by_scope.get((fn, expr.value)) if fn is not None else None
-        if fn is not None and local is None and expr.value in _param_names(fn):
+        if fn is not None and local is None and expr.value in param_names(fn):
             return UNKNOWN
         assigns = local if local is not None else self._by_scope.get((None, expr.value))
         if assigns is None or len(assigns) != 1:
@@ -243,7 +243,7 @@ def _target_names(target: cst.BaseExpression) -> list[str]:
     return []
 
 
-def _param_names(fn: cst.FunctionDef) -> set[str]:
+def param_names(fn: cst.FunctionDef) -> set[str]:
     p = fn.params
     names = {x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)}
     for star in (p.star_arg, p.star_kwarg):

@@ -43,7 +43,7 @@ import libcst as cst
 
 from ampcheck.lint.bindings import Binding, Bindings
 from ampcheck.lint.checkpoints import checkpoint_without_scaler
-from ampcheck.lint.consteval import _param_names
+from ampcheck.lint.consteval import param_names
 from ampcheck.lint.names import dotted
 from ampcheck.lint.tree import SourceTree
 
@@ -327,7 +327,7 @@ class _Builder:
         static = any(dotted(d.decorator) == "staticmethod" for d in fn.decorators)
         self_name = params[0] if in_class and params and not static else None
         param_bindings = {}
-        for name in _param_names(fn):
+        for name in param_names(fn):
             info = self._info(self.b.param_binding(fn, name))
             if info is not None:
                 param_bindings[name] = info
@@ -558,7 +558,7 @@ class _Builder:
             if scaled is not None:
                 return scaled
             fn = self.tree.enclosing_function(expr)
-            if fn is not None and expr.value in _param_names(fn) and not self.b.assigned_before(fn, expr.value, expr):
+            if fn is not None and expr.value in param_names(fn) and not self.b.assigned_before(fn, expr.value, expr):
                 return Param(expr.value)
             local = self._local_function(expr, expr.value)
             if local is not None and self.b.lookup(expr, expr) is None:

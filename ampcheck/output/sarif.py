@@ -7,7 +7,8 @@ import urllib.parse
 from pathlib import PurePath
 from typing import Any, Sequence
 
-from ampcheck import __version__, catalog
+from ampcheck import catalog
+from ampcheck.version import __version__
 from ampcheck.findings import Finding
 from ampcheck.output.rules import info
 

@@ -1,12 +1,17 @@
 """The runtime tracer: `ampcheck.trace(...)` records what really ran under autocast.
 
-Layout: `tracer.py` (the dispatch mode, aggregation, Observer seam), `modules.py` (module
-attribution), `policy.py` (autocast policy data per device), `flops.py` (FLOP formulas),
-`tensor_cores.py` (shape alignment per matmul record, AMP509), `report.py` (TraceReport: JSON,
-coverage, findings seam; torch-free), `rules.py` (AMP501-AMP503), `text.py` (the text summary),
-`fp32_compare.py` (the opt-in float32 rerun of each module) and `precision_loss.py` (its
-ranking and AMP510). Only `tracer.py`, `modules.py`, `flops.py` and the observers (GradScaler,
-numerics, fp32 comparison, when they run) import torch.
+Layers, each importing only those below it (tests/test_layers.py keeps it so):
+  1. `model.py`: the report's data (op records, weight casts, sections, meta) and its JSON;
+     `units.py`, `markup.py` (number formats, HTML blocks), `ranks.py` (rank facts), `policy.py`,
+     `flops.py`.
+  2. `sections/`: one module per feature turning a report into findings, text and HTML lines,
+     found like lint's checks (see its docstring).
+  3. `text.py`, `html.py`, `assertions.py`, `merge.py`, `diff.py`: the renderers and what
+     combines reports.
+  4. `report.py`: `TraceReport`, the data with those as methods.
+  5. `observers/` (loss scaler, numerics, fp32 comparison, rank; torch) and `modules.py`,
+     `runtime.py` (module attribution, frames and dtypes) under `tracer.py`, the dispatch mode.
+Everything below the observers is torch-free, so `ampcheck report FILE` runs without torch.
 
 `ampcheck.trace` is both this package and the function users call
 (`with ampcheck.trace(steps=3) as t:`): once the package is imported, Python binds the

@@ -1,15 +1,14 @@
-"""Assertions users write about a TraceReport (in their own test suites, via the pytest plugin).
+"""Assertions users write about a trace report (in their own test suites, via the pytest plugin).
 
 Failure messages name what to fix: the ops and modules whose matmul FLOPs did not run in
-fp16/bf16, largest first, with their user source line. Torch-free, like TraceReport.
+fp16/bf16, largest first, with their user source line. Torch-free, like the report.
 """
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
-if TYPE_CHECKING:
-    from ampcheck.trace.report import TraceReport
+from ampcheck.trace.model import ReportData
 
 SHOWN = 10
 
@@ -24,7 +23,7 @@ class FindingList(list):
         return "\n" + "\n".join(f"{f.location}: {f.code} {f.message}" for f in self)
 
 
-def assert_coverage(report: "TraceReport", min_lowp_flop_share: float,
+def assert_coverage(report: ReportData, min_lowp_flop_share: float,
                     phases: Sequence[str] = ("forward", "backward")) -> None:
     """Fail unless each traced phase ran at least `min_lowp_flop_share` of its matmul-class
     FLOPs in fp16/bf16."""
@@ -47,7 +46,7 @@ def assert_coverage(report: "TraceReport", min_lowp_flop_share: float,
     raise AssertionError("\n".join(lines))
 
 
-def _offenders(report: "TraceReport", phase: str) -> list[str]:
+def _offenders(report: ReportData, phase: str) -> list[str]:
     """The fp32 (or other full-precision) matmul records of `phase`, grouped by op, module and
     source line, largest share of the phase's FLOPs first."""
     rows = [r for r in report.ops if r.phase == phase and r.flops]

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ampcheck.findings import Finding
-from ampcheck.trace.precision_loss import SECTION as COMPARE
-from ampcheck.trace.precision_loss import relative
-from ampcheck.trace.report import PHASES, TraceReport
-from ampcheck.trace.text import _pct, _si
+from ampcheck.trace import sections
+from ampcheck.trace.model import PHASES, ReportData
+from ampcheck.trace.sections.precision_loss import SECTION as COMPARE
+from ampcheck.trace.sections.precision_loss import relative
+from ampcheck.trace.units import pct, si
 
 CAST_KINDS = ("autocast", "user", "backward")
 LISTED = 8  # modules listed whose error grew
@@ -66,24 +67,24 @@ class TraceDiff:
         lines = ["coverage (matmul-class FLOPs in float16/bfloat16):"]
         for phase, c in self.coverage.items():
             change = "" if c["change"] is None else f"  ({c['change'] * 100:+.1f} points)"
-            lines.append(f"  {phase:<10}{_pct(c['before']):>8} -> {_pct(c['after'])}{change}")
+            lines.append(f"  {phase:<10}{pct(c['before']):>8} -> {pct(c['after'])}{change}")
         unit = "per optimizer step" if self.per_step else "in the whole trace"
         lines += ["", f"casts ({unit}):"]
         for kind, c in self.casts.items():
             before, after = c["before"], c["after"]
             lines.append(f"  {kind:<24}{before['count']:>10,.1f} -> {after['count']:,.1f} casts, "
-                         f"{_si(before['bytes'], 'B')} -> {_si(after['bytes'], 'B')}")
+                         f"{si(before['bytes'], 'B')} -> {si(after['bytes'], 'B')}")
         repeated = self.repeated_weight_casts
         lines.append(f"  {'repeated weight casts':<24}{repeated['before']:>10,.1f} -> {repeated['after']:,.1f}")
         misaligned = self.misaligned_share
-        lines += ["", f"low-precision matmul FLOPs Tensor Cores cannot tile: {_pct(misaligned['before'])} -> "
-                      f"{_pct(misaligned['after'])}"]
+        lines += ["", f"low-precision matmul FLOPs Tensor Cores cannot tile: {pct(misaligned['before'])} -> "
+                      f"{pct(misaligned['after'])}"]
         if self.precision_loss:
             lines += ["", "modules whose error against float32 grew (max relative error):"]
             lines += [f"  {m['module']:<32}{relative(m['before']):>9} -> {relative(m['after'])}"
                       for m in self.precision_loss[:LISTED]]
         lines += ["", "new float32 matmuls:"]
-        lines += [f"  {m['op']} ({m['phase']}) in {m['module'] or 'no module'}: {_si(m['flops'], 'FLOP')}"
+        lines += [f"  {m['op']} ({m['phase']}) in {m['module'] or 'no module'}: {si(m['flops'], 'FLOP')}"
                   f"{' at ' + m['source'] if m['source'] else ''}" for m in self.new_fp32_matmuls] or ["  none"]
         lines += ["", "new findings:"]
         lines += [f"  {f.location}: {f.code} {f.message}" for f in self.new_findings] or ["  none"]
@@ -97,7 +98,7 @@ class TraceDiff:
         return "\n".join(lines)
 
 
-def diff(before: TraceReport, after: TraceReport) -> TraceDiff:
+def diff(before: ReportData, after: ReportData) -> TraceDiff:
     steps = (before.meta.get("steps", 0), after.meta.get("steps", 0))
     per_step = all(steps)
     divide = steps if per_step else (1, 1)
@@ -117,7 +118,7 @@ def diff(before: TraceReport, after: TraceReport) -> TraceDiff:
     )
 
 
-def _coverage(before: TraceReport, after: TraceReport) -> dict[str, dict[str, Optional[float]]]:
+def _coverage(before: ReportData, after: ReportData) -> dict[str, dict[str, Optional[float]]]:
     old, new = before.coverage(), after.coverage()
     out = {}
     for phase in PHASES:
@@ -130,12 +131,12 @@ def _coverage(before: TraceReport, after: TraceReport) -> dict[str, dict[str, Op
     return out
 
 
-def _misaligned(report: TraceReport) -> Optional[float]:
+def _misaligned(report: ReportData) -> Optional[float]:
     alignment = report.tensor_core_alignment()
     return alignment["share"] if alignment["flops"] else None
 
 
-def _precision_loss(before: TraceReport, after: TraceReport) -> list[dict[str, Any]]:
+def _precision_loss(before: ReportData, after: ReportData) -> list[dict[str, Any]]:
     if COMPARE not in before.sections or COMPARE not in after.sections:
         return []
     old = {m["module"]: m["max_rel_error"] for m in before.sections[COMPARE]["modules"] if m["calls"]}
@@ -149,7 +150,7 @@ def _per(totals: dict[str, int], steps: int) -> dict[str, float]:
     return {"count": totals["count"] / steps, "bytes": totals["bytes"] / steps}
 
 
-def _fp32_matmuls(report: TraceReport) -> dict[tuple, dict[str, Any]]:
+def _fp32_matmuls(report: ReportData) -> dict[tuple, dict[str, Any]]:
     found: dict[tuple, dict[str, Any]] = defaultdict(lambda: {"flops": 0, "source": None})
     for r in report.ops:
         if r.flops and r.out_dtype == "float32":
@@ -159,7 +160,7 @@ def _fp32_matmuls(report: TraceReport) -> dict[tuple, dict[str, Any]]:
     return found
 
 
-def _new_fp32_matmuls(before: TraceReport, after: TraceReport) -> list[dict[str, Any]]:
+def _new_fp32_matmuls(before: ReportData, after: ReportData) -> list[dict[str, Any]]:
     old = _fp32_matmuls(before)
     new = [{"op": op, "phase": phase, "module": module, **value}
            for (op, phase, module), value in _fp32_matmuls(after).items() if (op, phase, module) not in old]
@@ -171,6 +172,6 @@ def _finding_key(finding: Finding) -> tuple:
     return (finding.code, finding.path, finding.line, finding.extra.get("op"), finding.extra.get("module"))
 
 
-def _new_findings(before: TraceReport, after: TraceReport) -> list[Finding]:
-    old = {_finding_key(f) for f in before.findings()}
-    return [f for f in after.findings() if _finding_key(f) not in old]
+def _new_findings(before: ReportData, after: ReportData) -> list[Finding]:
+    old = {_finding_key(f) for f in sections.findings(before)}
+    return [f for f in sections.findings(after) if _finding_key(f) not in old]

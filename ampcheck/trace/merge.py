@@ -20,16 +20,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import replace
-from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
-from ampcheck.trace import float8, precision_loss, sharding
+from ampcheck.trace.model import PHASES, OpRecord, ReportData, WeightCasts
 from ampcheck.trace.ranks import RankInfo
-from ampcheck.trace.report import PHASES, OpRecord, TraceReport, WeightCasts
-from ampcheck.trace.text import _pct
+from ampcheck.trace.sections import float8, precision_loss, sharding
+from ampcheck.trace.sections.scaler import SECTION as SCALER
+from ampcheck.trace.units import pct
 
 SECTION = "ranks"
-SCALER = "scaler"
 COMPARE = precision_loss.SECTION
 # Ranks of one data-parallel job run the same shapes, so their FLOP shares agree exactly;
 # this only absorbs float rounding and uneven last batches.
@@ -37,13 +36,13 @@ SHARE_TOLERANCE = 0.005
 LISTED = 8  # op names listed per difference
 
 
-def merge(reports: Iterable[TraceReport]) -> TraceReport:
+def merge(reports: Iterable[ReportData]) -> ReportData:
     """One report for the whole job; raises ValueError (one line) for traces of different runs.
     A single trace of a single process comes back as it is."""
     ranked = _order(list(reports))
     if len(ranked) == 1 and not RankInfo.from_json(ranked[0][1].meta).distributed:
         return ranked[0][1]
-    merged = TraceReport(
+    merged = ReportData(
         meta=_merged_meta(ranked),
         ops=_sum_ops(report for _, report in ranked),
         weights=_sum_weights(report for _, report in ranked),
@@ -69,26 +68,7 @@ def merge(reports: Iterable[TraceReport]) -> TraceReport:
     return merged
 
 
-def load(paths: Iterable[str]) -> TraceReport:
-    """The report behind `ampcheck report PATH...`: one file as it was saved; otherwise the
-    merge of the files and of the directories' `trace.rank*.json` (a directory holding one
-    rank of a larger job still says which ranks are missing)."""
-    paths = list(paths)
-    if len(paths) == 1 and not Path(paths[0]).is_dir():
-        return TraceReport.load(paths[0])
-    files: list[Path] = []
-    for path in map(Path, paths):
-        if path.is_dir():
-            found = sorted(path.glob("trace.rank*.json"))
-            if not found:
-                raise ValueError(f"{path}: no trace.rank*.json files in this directory")
-            files += found
-        else:
-            files.append(path)
-    return merge(TraceReport.load(f) for f in files)
-
-
-def _order(reports: list[TraceReport]) -> list[tuple[int, TraceReport]]:
+def _order(reports: list[ReportData]) -> list[tuple[int, ReportData]]:
     """(rank, report) sorted by rank; traces without a rank are numbered in the order given."""
     if not reports:
         raise ValueError("no trace reports to merge")
@@ -107,7 +87,7 @@ def _order(reports: list[TraceReport]) -> list[tuple[int, TraceReport]]:
     return sorted(zip(ranks, reports), key=lambda pair: pair[0])
 
 
-def _merged_meta(ranked: list[tuple[int, TraceReport]]) -> dict[str, Any]:
+def _merged_meta(ranked: list[tuple[int, ReportData]]) -> dict[str, Any]:
     first = ranked[0][1].meta
     metas = [report.meta for _, report in ranked]
     backends = sorted({m["backend"] for m in metas if m.get("backend")})
@@ -149,7 +129,7 @@ def _sum(items: Iterable[Any], key: Callable[[Any], tuple], fields: tuple[str, .
     return list(totals.values())
 
 
-def _sum_ops(reports: Iterable[TraceReport]) -> list[OpRecord]:
+def _sum_ops(reports: Iterable[ReportData]) -> list[OpRecord]:
     return _sum(
         (r for report in reports for r in report.ops),
         lambda r: (r.op, r.phase, r.module, r.in_dtypes, r.out_dtype, r.autocast, r.device, r.cast, r.policy),
@@ -158,7 +138,7 @@ def _sum_ops(reports: Iterable[TraceReport]) -> list[OpRecord]:
     )
 
 
-def _sum_weights(reports: Iterable[TraceReport]) -> list[WeightCasts]:
+def _sum_weights(reports: Iterable[ReportData]) -> list[WeightCasts]:
     return _sum(
         (w for report in reports for w in report.weights),
         lambda w: (w.weight, w.src_dtype, w.dst_dtype, w.kind),
@@ -167,14 +147,14 @@ def _sum_weights(reports: Iterable[TraceReport]) -> list[WeightCasts]:
 
 
 # -- per rank --------------------------------------------------------------------------------
-def _autocast_share(report: TraceReport, phase: str) -> Optional[float]:
+def _autocast_share(report: ReportData, phase: str) -> Optional[float]:
     """Share of the phase's matmul-class FLOPs that ran with autocast on."""
     rows = [r for r in report.ops if r.phase == phase and r.flops]
     total = sum(r.flops for r in rows)
     return sum(r.flops for r in rows if r.autocast is not None) / total if total else None
 
 
-def _rank_summary(rank: int, report: TraceReport) -> dict[str, Any]:
+def _rank_summary(rank: int, report: ReportData) -> dict[str, Any]:
     coverage = report.coverage()
     return {
         "rank": rank,
@@ -192,7 +172,7 @@ def _rank_summary(rank: int, report: TraceReport) -> dict[str, Any]:
 
 
 # -- differences -----------------------------------------------------------------------------
-def differences(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]]:
+def differences(ranked: list[tuple[int, ReportData]]) -> list[dict[str, Any]]:
     """What differs between the ranks, most consequential first: {kind, ranks, message}."""
     found: list[dict[str, Any]] = []
     found += _missing_ranks(ranked)
@@ -228,7 +208,7 @@ def _spread(values: dict[int, Any], fmt: str = "{}") -> str:
                      for v, r in _by_value(values).items())
 
 
-def _missing_ranks(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]]:
+def _missing_ranks(ranked: list[tuple[int, ReportData]]) -> list[dict[str, Any]]:
     world = RankInfo.from_json(ranked[0][1].meta).world_size
     if not world:
         return []
@@ -239,7 +219,7 @@ def _missing_ranks(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]
                         f"no trace for {_ranks(missing)} of world size {world}: the comparison covers the others")]
 
 
-def _exit_status(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]]:
+def _exit_status(ranked: list[tuple[int, ReportData]]) -> list[dict[str, Any]]:
     """A rank that crashed or exited early traced less than the others: say so first."""
     status = {rank: report.meta["exit_status"] for rank, report in ranked if "exit_status" in report.meta}
     failed = [rank for rank, code in status.items() if code != 0]
@@ -250,7 +230,7 @@ def _exit_status(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]]:
                         "a rank that stopped early traced less than the others")]
 
 
-def _autocast(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]]:
+def _autocast(ranked: list[tuple[int, ReportData]]) -> list[dict[str, Any]]:
     seen = {rank: bool(report.meta.get("autocast_seen")) for rank, report in ranked}
     never = [rank for rank, on in seen.items() if not on]
     if not never or len(never) == len(seen):
@@ -264,7 +244,7 @@ def _autocast(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]]:
     )]
 
 
-def _coverage(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]]:
+def _coverage(ranked: list[tuple[int, ReportData]]) -> list[dict[str, Any]]:
     found = []
     coverage = {rank: report.coverage() for rank, report in ranked}
     for phase in PHASES:
@@ -278,7 +258,7 @@ def _coverage(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]]:
     return found
 
 
-def _steps(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]]:
+def _steps(ranked: list[tuple[int, ReportData]]) -> list[dict[str, Any]]:
     steps = {rank: report.meta.get("steps", 0) for rank, report in ranked}
     if len(set(steps.values())) < 2:
         return []
@@ -287,7 +267,7 @@ def _steps(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]]:
                         f"optimizer steps differ between ranks: {_spread(steps)}")]
 
 
-def _scalers(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]]:
+def _scalers(ranked: list[tuple[int, ReportData]]) -> list[dict[str, Any]]:
     found = []
     by_label: dict[str, dict[int, dict[str, Any]]] = defaultdict(dict)
     for rank, report in ranked:
@@ -315,7 +295,7 @@ def _scalers(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]]:
     return found
 
 
-def _dtypes_by_op(report: TraceReport) -> dict[tuple[str, str], frozenset[str]]:
+def _dtypes_by_op(report: ReportData) -> dict[tuple[str, str], frozenset[str]]:
     dtypes: dict[tuple[str, str], set[str]] = defaultdict(set)
     for r in report.ops:
         if r.flops and r.out_dtype:
@@ -323,7 +303,7 @@ def _dtypes_by_op(report: TraceReport) -> dict[tuple[str, str], frozenset[str]]:
     return {key: frozenset(value) for key, value in dtypes.items()}
 
 
-def _op_dtypes(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]]:
+def _op_dtypes(ranked: list[tuple[int, ReportData]]) -> list[dict[str, Any]]:
     """Matmul-class ops that ran in different dtypes on different ranks."""
     per_rank = {rank: _dtypes_by_op(report) for rank, report in ranked}
     keys = sorted({key for ops in per_rank.values() for key in ops})
@@ -341,7 +321,7 @@ def _op_dtypes(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]]:
                         "matmul-class ops ran in different dtypes on different ranks: " + "; ".join(lines[:LISTED]) + more)]
 
 
-def _op_sets(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]]:
+def _op_sets(ranked: list[tuple[int, ReportData]]) -> list[dict[str, Any]]:
     """Ops (by name and phase) that some ranks ran and others never did."""
     per_rank = {rank: {(r.name, r.phase) for r in report.ops} for rank, report in ranked}
     everywhere = set.intersection(*per_rank.values())
@@ -358,7 +338,7 @@ def _op_sets(ranked: list[tuple[int, TraceReport]]) -> list[dict[str, Any]]:
 
 
 # -- text ------------------------------------------------------------------------------------
-def render_ranks(report: TraceReport) -> str:
+def render_ranks(report: ReportData) -> str:
     """The per-rank table and the differences; empty for a single-process report."""
     section = report.sections.get(SECTION)
     if not section:
@@ -371,8 +351,8 @@ def render_ranks(report: TraceReport) -> str:
         low, inside = entry["low_precision_share"], entry["autocast_share"]
         scalers = "; ".join(f"{s['label']} skipped {', '.join(map(str, s['skipped'])) or 'none'}, scale {s['final_scale']}"
                             for s in entry["scalers"]) or "-"
-        lines.append(f"  {entry['rank']:<6}{entry['steps']:>6}{entry['ops']:>10,}{_pct(low.get('forward')):>14}"
-                     f"{_pct(low.get('backward')):>14}{_pct(inside.get('forward')):>17}  {scalers}")
+        lines.append(f"  {entry['rank']:<6}{entry['steps']:>6}{entry['ops']:>10,}{pct(low.get('forward')):>14}"
+                     f"{pct(low.get('backward')):>14}{pct(inside.get('forward')):>17}  {scalers}")
     if section["differences"]:
         lines += ["", "differences between ranks:"]
         lines += [f"  - [{d['kind']}] {d['message']}" for d in section["differences"]]

@@ -4,12 +4,13 @@ Launchers (torchrun, torch.distributed.launch, SLURM wrappers, mpirun scripts th
 the torch variables) describe the job through RANK / LOCAL_RANK / WORLD_SIZE before the
 script starts, so the environment gives the rank up front. The backend only exists once
 the script calls `init_process_group`, and scripts usually destroy the group before they
-exit, so `RankObserver` polls the group while the trace runs and keeps what it saw.
+exit, so `ampcheck.trace.observers.ranks.RankObserver` polls the group while the trace runs and
+keeps what it saw.
 """
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
@@ -73,42 +74,6 @@ def from_process_group() -> Optional[RankInfo]:
     if dist is None or not dist.is_available() or not dist.is_initialized():
         return None
     return RankInfo(rank=dist.get_rank(), world_size=dist.get_world_size(), backend=str(dist.get_backend()))
-
-
-class RankObserver:
-    """A trace observer (see `ampcheck.trace.tracer.Observer`) that records this process's
-    rank, local rank, world size and backend in `report.meta`.
-
-    The environment is read when the trace starts; the live process group is polled after
-    every optimizer step (a training script holds its group while it steps) and when the
-    trace stops, so the backend is known even when the script destroys its group before the
-    trace ends. Torch-free: it only reads `torch.distributed` if the script imported it.
-    """
-
-    wants_ops = False
-
-    def __init__(self, environ: Optional[Mapping[str, str]] = None) -> None:
-        self._environ = environ
-        self.info = RankInfo()
-
-    def poll(self) -> RankInfo:
-        group = from_process_group()
-        if group is not None:
-            self.info = replace(self.info, rank=group.rank, world_size=group.world_size, backend=group.backend)
-        return self.info
-
-    def on_start(self, trace: Any) -> None:
-        self.info = from_environment(self._environ)
-        self.poll()
-
-    def on_step(self, trace: Any, optimizer: Any) -> None:
-        self.poll()
-
-    def on_stop(self, trace: Any) -> None:
-        self.poll()
-
-    def contribute(self, report: Any) -> None:
-        report.meta.update(self.info.to_json())
 
 
 def output_path(out: Optional[str], info: RankInfo) -> Path:

@@ -1,333 +1,74 @@
-"""The TraceReport: what a trace recorded, saved as JSON, rendered as text, turned into findings.
+"""The TraceReport users hold (`t.report`, `TraceReport.load(path)`): the report's data with its
+entry points as methods: findings, the text summary, the coverage assertion, merge and diff.
 
-This module never imports torch, so `ampcheck report FILE` works on a machine without it.
-
-Seams for other parts of ampcheck (read before extending):
-  * `TraceReport.sections: dict[str, Any]` holds extra JSON-serialisable sections (GradScaler
-    history, numerics, ...). Observers fill it in `Observer.contribute(report)`; it is saved
-    and loaded verbatim, so it round-trips exactly. Use one top-level key per feature.
-  * `FINDING_MODULES` lists the modules whose `@producer` functions turn a report into
-    findings (`fn(report) -> Iterable[Finding]`). Add a module name to extend
-    `TraceReport.findings()`; such modules must not import torch at import time.
-  * `TraceReport.meta` carries run facts (torch version, steps, wall time, rank, argv).
-  * JSON shape: {"schema_version", "meta", "ops": [OpRecord], "weights": [WeightCasts],
-    "sections", "summary"}. "summary" (coverage, per-module coverage, casts) and each op's
-    "ran_as_policy" are derived, written for readers of the file and recomputed on load. Bump SCHEMA_VERSION on any incompatible change.
+A layer above everything it calls (`ampcheck.trace.model` holds the data and the JSON;
+`sections`, `text`, `assertions`, `merge` and `diff` read it), so none of them imports this
+module; they take and return `ReportData`, and the methods here turn what comes back into a
+TraceReport. Torch-free, like all of them.
 """
 from __future__ import annotations
 
-import importlib
-import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import fields
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional
+from typing import Iterable, Optional
 
-from ampcheck.findings import Finding
+from ampcheck.trace import assertions, merge, sections, text
+from ampcheck.trace import diff as diffs
+from ampcheck.trace.model import SCHEMA_VERSION, OpRecord, ReportData, WeightCasts
 
-SCHEMA_VERSION = 2  # 2: op records carry Tensor Core alignment (misaligned_*)
-READABLE_VERSIONS = (1, 2)
-LOW_PRECISION = frozenset({"float16", "bfloat16"})
-PHASES = ("forward", "backward", "recompute", "optimizer")
-
-Producer = Callable[["TraceReport"], Iterable[Finding]]
-FINDING_MODULES: list[str] = ["ampcheck.trace.rules", "ampcheck.trace.scaler", "ampcheck.trace.numerics",
-                              "ampcheck.trace.tensor_cores", "ampcheck.trace.precision_loss",
-                              "ampcheck.trace.sharding"]
-_PRODUCERS: list[Producer] = []
+__all__ = ["TraceReport", "OpRecord", "WeightCasts", "SCHEMA_VERSION", "load"]
 
 
-def producer(fn: Producer) -> Producer:
-    """Register a findings producer (call from a module listed in FINDING_MODULES)."""
-    _PRODUCERS.append(fn)
-    return fn
-
-
-def is_low(dtype: Optional[str]) -> bool:
-    return dtype is not None and (dtype in LOW_PRECISION or dtype.startswith("float8"))
-
-
-@dataclass
-class OpRecord:
-    """One distinct (op, phase, module, dtypes, autocast state, device, cast kind) and its totals.
-
-    `autocast` is the autocast dtype active for the op's device type, None when off. `cast`
-    is set for dtype-changing `_to_copy` ops: "autocast" (inserted by autocast), "user"
-    (written in the code: .to/.half/.float/.type_as, or any cast outside autocast) or
-    "backward" (autograd casting gradients back). `source` is "path:line" of the first frame
-    outside torch and ampcheck when the record was first seen. For matmul-class ops with a
-    low-precision output, `misaligned_flops`/`misaligned_calls` count the calls whose shapes
-    Tensor Cores cannot tile and `misaligned_shapes` describes the first (see tensor_cores);
-    `misaligned_flops` is None for every other record.
-    """
-
-    op: str
-    phase: str
-    module: Optional[str]
-    in_dtypes: tuple[str, ...]
-    out_dtype: Optional[str]
-    autocast: Optional[str]
-    device: str
-    cast: Optional[str]
-    policy: str
-    count: int = 0
-    flops: int = 0
-    bytes_read: int = 0
-    bytes_written: int = 0
-    source: Optional[str] = None
-    misaligned_flops: Optional[int] = None
-    misaligned_calls: int = 0
-    misaligned_shapes: Optional[str] = None
-
-    @property
-    def name(self) -> str:
-        """`addmm` for `aten.addmm.default`."""
-        parts = self.op.split(".")
-        return parts[1] if len(parts) > 2 else parts[-1]
-
-    @property
-    def low_precision(self) -> bool:
-        return is_low(self.out_dtype) or self.float8
-
-    @property
-    def float8(self) -> bool:
-        """Computed on float8 data (`_scaled_mm` on e4m3fn/e5m2 inputs), whatever its output dtype."""
-        return any(d is not None and d.startswith("float8") for d in self.in_dtypes)
-
-    @property
-    def tensor_core_aligned(self) -> Optional[bool]:
-        """Whether every call had shapes Tensor Cores can tile; None: not a low-precision matmul."""
-        return None if self.misaligned_flops is None else self.misaligned_calls == 0
-
-    @property
-    def ran_as_policy(self) -> Optional[bool]:
-        """Whether the dtype it ran in matches autocast's policy for its device; None: no claim."""
-        floating = [d for d in (*self.in_dtypes, self.out_dtype or "") if d.startswith(("float", "bfloat"))]
-        if not floating or self.cast is not None:
-            return None
-        if self.policy == "fp32":
-            return not self.low_precision
-        if self.autocast is None:
-            return None
-        if self.policy == "lower_precision":
-            return self.out_dtype == self.autocast
-        if self.policy == "banned":
-            return False
-        return None
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["in_dtypes"] = list(self.in_dtypes)
-        data["ran_as_policy"] = self.ran_as_policy  # derived, for readers of the file
-        return data
+class TraceReport(ReportData):
+    """What a trace recorded (see `ampcheck.trace.model.ReportData`) and what to do with it."""
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "OpRecord":
-        fields = {k: v for k, v in data.items() if k != "ran_as_policy"}
-        return cls(**{**fields, "in_dtypes": tuple(data["in_dtypes"])})
+    def of(cls, data: ReportData) -> "TraceReport":
+        """`data` as a TraceReport (the same object when it is one)."""
+        if isinstance(data, cls):
+            return data
+        return cls(**{f.name: getattr(data, f.name) for f in fields(ReportData)})
 
-
-@dataclass
-class WeightCasts:
-    """Casts of one parameter (by state_dict name). Autocast caches one cast per weight per
-    outermost autocast region, so `casts > regions` means the same weight was cast again."""
-
-    weight: str
-    src_dtype: str
-    dst_dtype: str
-    kind: str
-    casts: int = 0
-    regions: int = 0
-    bytes: int = 0
-    source: Optional[str] = None
-
-    @property
-    def repeated(self) -> int:
-        return self.casts - self.regions
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "WeightCasts":
-        return cls(**data)
-
-
-@dataclass
-class TraceReport:
-    meta: dict[str, Any] = field(default_factory=dict)
-    ops: list[OpRecord] = field(default_factory=list)
-    weights: list[WeightCasts] = field(default_factory=list)
-    sections: dict[str, Any] = field(default_factory=dict)
-    schema_version: int = SCHEMA_VERSION
-
-    # -- persistence ---------------------------------------------------------------
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "schema_version": self.schema_version,
-            "meta": self.meta,
-            "ops": [r.to_json() for r in self.ops],
-            "weights": [w.to_json() for w in self.weights],
-            "sections": self.sections,
-            "summary": {"coverage": self.coverage(), "modules": self.module_coverage(), "casts": self.cast_totals(),
-                        "tensor_cores": self.tensor_core_alignment()},
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "TraceReport":
-        version = data.get("schema_version")
-        if version not in READABLE_VERSIONS:
-            raise ValueError(f"unsupported trace report schema_version {version!r} (expected one of "
-                             f"{', '.join(map(str, READABLE_VERSIONS))})")
-        return cls(
-            meta=data["meta"],
-            ops=[OpRecord.from_json(r) for r in data["ops"]],
-            weights=[WeightCasts.from_json(w) for w in data["weights"]],
-            sections=data["sections"],
-        )
-
-    def dumps(self) -> str:
-        return json.dumps(self.to_json(), indent=1, sort_keys=True)
-
-    def save(self, path: "str | Path") -> Path:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(self.dumps() + "\n", encoding="utf-8")
-        tmp.replace(path)
-        return path
-
-    @classmethod
-    def load(cls, path: "str | Path") -> "TraceReport":
-        """Load a saved report; a bad file raises ValueError with one clear line."""
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ValueError(f"cannot read trace report {path}: {exc}") from None
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path} is not a trace report (invalid JSON: {exc})") from None
-        if not isinstance(data, dict) or "ops" not in data:
-            raise ValueError(f"{path} is not an ampcheck trace report")
-        try:
-            return cls.from_json(data)
-        except (KeyError, TypeError) as exc:
-            raise ValueError(f"{path} is not a valid ampcheck trace report ({exc!r})") from None
-
-    # -- derived views -------------------------------------------------------------
-    def coverage(self) -> dict[str, Any]:
-        """Share of matmul-class FLOPs (ops with a FLOP formula) that ran in low precision,
-        per phase, overall and split by whether autocast was on for the op's device; float8
-        matmuls count as low precision and also on their own (`float8_flops`, `float8_share`)."""
-        out: dict[str, Any] = {}
-        for phase in ("forward", "backward", "recompute"):
-            rows = [r for r in self.ops if r.phase == phase and r.flops]
-            if not rows:
-                continue
-            out[phase] = _share(rows)
-            out[phase]["inside_autocast"] = _share([r for r in rows if r.autocast is not None])
-            out[phase]["outside_autocast"] = _share([r for r in rows if r.autocast is None])
-        return out
-
-    def module_coverage(self) -> dict[str, dict[str, Any]]:
-        """Per module (and each enclosing module, by dotted prefix): low-precision FLOP share
-        for forward and backward."""
-        acc: dict[str, dict[str, list[int]]] = {}
-        for r in self.ops:
-            if not r.flops or r.module is None or r.phase not in ("forward", "backward"):
-                continue
-            parts = r.module.split(".")
-            for depth in range(1, len(parts) + 1):
-                slot = acc.setdefault(".".join(parts[:depth]), {}).setdefault(r.phase, [0, 0])
-                slot[0] += r.flops
-                slot[1] += r.flops if r.low_precision else 0
-        return {
-            name: {ph: {"flops": t, "low_precision_flops": lp, "share": lp / t if t else 0.0}
-                   for ph, (t, lp) in phases.items()}
-            for name, phases in sorted(acc.items())
-        }
-
-    def cast_totals(self) -> dict[str, Any]:
-        totals: dict[str, Any] = {}
-        for r in self.ops:
-            if r.cast is None:
-                continue
-            slot = totals.setdefault(r.cast, {"count": 0, "bytes": 0})
-            slot["count"] += r.count
-            slot["bytes"] += r.bytes_read + r.bytes_written
-        totals["repeated_weight_casts"] = sum(max(w.repeated, 0) for w in self.weights)
-        return totals
-
-    def tensor_core_alignment(self) -> dict[str, Any]:
-        """Low-precision matmul-class FLOPs, those with shapes Tensor Cores cannot tile, and their
-        share (see `ampcheck.trace.tensor_cores`)."""
-        from ampcheck.trace import tensor_cores
-
-        return tensor_cores.summary(self)
-
-    @property
-    def total_ops(self) -> int:
-        return sum(r.count for r in self.ops)
-
-    # -- findings ------------------------------------------------------------------
-    def findings(self, select: Optional[Iterable[str]] = None) -> list[Finding]:
-        """Findings from every registered producer; `select` keeps codes with these prefixes."""
-        for module in FINDING_MODULES:
-            importlib.import_module(module)
-        prefixes = tuple(select) if select else ("",)
-        found = [f for fn in _PRODUCERS for f in fn(self) if f.code.startswith(prefixes)]
-        from ampcheck.trace.assertions import FindingList
-
-        return FindingList(sorted(found, key=Finding.sort_key))
+    def findings(self, select: Optional[Iterable[str]] = None) -> assertions.FindingList:
+        """Findings of every section (`ampcheck.trace.sections`); `select` keeps codes with these
+        prefixes."""
+        return assertions.FindingList(sections.findings(self, select))
 
     def assert_coverage(self, min_lowp_flop_share: float = 0.9,
                         phases: Iterable[str] = ("forward", "backward")) -> None:
         """AssertionError unless each phase ran this share of its matmul FLOPs in fp16/bf16;
         the message lists the offending ops and modules (see ampcheck.trace.assertions)."""
-        from ampcheck.trace.assertions import assert_coverage
+        assertions.assert_coverage(self, min_lowp_flop_share, tuple(phases))
 
-        assert_coverage(self, min_lowp_flop_share, tuple(phases))
-
-    # -- several traces ------------------------------------------------------------
     @classmethod
-    def merge(cls, reports: Iterable["TraceReport"]) -> "TraceReport":
+    def merge(cls, reports: Iterable[ReportData]) -> "TraceReport":
         """One report for the ranks of a distributed run, with what differs between them
         in `sections["ranks"]` (see `ampcheck.trace.merge`)."""
-        from ampcheck.trace.merge import merge
-
-        return merge(reports)
+        return cls.of(merge.merge(reports))
 
     @staticmethod
-    def diff(before: "TraceReport", after: "TraceReport") -> Any:
-        """What changed from `before` to `after`: a `TraceDiff` (see `ampcheck.trace.diff`)."""
-        from ampcheck.trace.diff import diff
+    def diff(before: ReportData, after: ReportData) -> diffs.TraceDiff:
+        """What changed from `before` to `after` (see `ampcheck.trace.diff`)."""
+        return diffs.diff(before, after)
 
-        return diff(before, after)
-
-    # -- text ----------------------------------------------------------------------
     def to_text(self, top: int = 10) -> str:
-        from ampcheck.trace.text import render_text
-
-        return render_text(self, top)
+        return text.render_text(self, top)
 
 
-def sum_rows(rows: Iterable[dict[str, Any]], keys: tuple[str, ...], counts: tuple[str, ...]) -> list[dict[str, Any]]:
-    """Section rows with equal `keys` as one row, their `counts` summed and the first row's
-    other fields kept (how ranks' per-rank tallies merge)."""
-    totals: dict[tuple, dict[str, Any]] = {}
-    for row in rows:
-        key = tuple(row[k] for k in keys)
-        if key in totals:
-            total = totals[key]
-            totals[key] = {**total, **{c: total[c] + row[c] for c in counts}}
+def load(paths: Iterable[str]) -> TraceReport:
+    """The report behind `ampcheck report PATH...`: one file as it was saved; otherwise the
+    merge of the files and of the directories' `trace.rank*.json` (a directory holding one
+    rank of a larger job still says which ranks are missing)."""
+    paths = list(paths)
+    if len(paths) == 1 and not Path(paths[0]).is_dir():
+        return TraceReport.load(paths[0])
+    files: list[Path] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            found = sorted(path.glob("trace.rank*.json"))
+            if not found:
+                raise ValueError(f"{path}: no trace.rank*.json files in this directory")
+            files += found
         else:
-            totals[key] = dict(row)
-    return list(totals.values())
-
-
-def _share(rows: list[OpRecord]) -> dict[str, Any]:
-    """Low precision (fp16, bf16, float8) and, within it, float8 as its own class."""
-    total = sum(r.flops for r in rows)
-    low = sum(r.flops for r in rows if r.low_precision)
-    fp8 = sum(r.flops for r in rows if r.float8)
-    return {"flops": total, "low_precision_flops": low, "share": low / total if total else 0.0,
-            "float8_flops": fp8, "float8_share": fp8 / total if total else 0.0}
-
+            files.append(path)
+    return TraceReport.merge(TraceReport.load(f) for f in files)

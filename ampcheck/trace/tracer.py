@@ -16,16 +16,8 @@ type itself; user-written casts are told from autocast's by wrapping the Tensor 
 (`to`, `half`, `bfloat16`, `float`, `double`, `type`, `type_as`) with a depth counter.
 
 Seams (for the GradScaler observer, numerics, the pytest plugin):
-  * `Observer`: subclass and pass `trace(observers=[...])`, or append a zero-argument factory
-    to `DEFAULT_OBSERVERS` to run in every trace. Hooks: `on_start(trace)`, `on_stop(trace)`,
-    `on_step(trace, optimizer)` after every `optimizer.step()`, `contribute(report)` to add
-    `report.sections[...]`/`report.meta[...]`. With `wants_ops = True`, `on_op(trace, func,
-    args, kwargs, out, key)` runs after every recorded op; an observer that sets `op_names`
-    gets only the ops so named (the others cost it nothing), profiler scopes included
-    (`_record_function_enter_new`, recorded by no one, with key None); `key` is the record key
-    (OpInfo, phase, module, input dtypes, output dtype, autocast dtype, device type, cast
-    kind), names in `Trace.key_fields`, hashable and cheap to use as a dict key. Keep it
-    cheap, it is on the hot path, and never keep tensors.
+  * `Observer` (`ampcheck.trace.observers`): subclass and pass `trace(observers=[...])`, or
+    append a zero-argument factory to `DEFAULT_OBSERVERS` to run in every trace.
   * `Trace.steps` (optimizer steps so far), `Trace.recording`, `Trace.modules` (the
     ModuleTracker: current module name, `param_name(parameter)`).
 
@@ -34,13 +26,13 @@ threads running its backward. Autocast entered in another thread is not seen (th
 ignores it), and ops of other threads are not recorded. Nesting traces raises RuntimeError,
 as does entering a finished trace again. Higher-order ops (flex_attention, torch.cond) refuse
 to run under a dispatch mode that does not handle them, this one included.
+Tensor subclasses: an op on a wrapper subclass (torchao's Float8TrainingTensor, DTensor) is
+recorded as the plain-tensor kernels the subclass runs, with their real dtypes (subclasses.py).
 `torch.compile`: under a dispatch mode compiled code runs eagerly; the trace warns once.
 """
 from __future__ import annotations
 
 import functools
-import os
-import sys
 import threading
 import time
 import warnings
@@ -50,11 +42,20 @@ import torch
 from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode
 
-import ampcheck
-from ampcheck.trace import flops, policy, tensor_cores
+from ampcheck.trace import flops, policy
 from ampcheck.trace.modules import ModuleTracker
-from ampcheck.trace.precision_loss import DEFAULT_THRESHOLD
+from ampcheck.trace.observers import Observer
+from ampcheck.trace.observers.float8 import Float8Observer
+from ampcheck.trace.observers.fp32_compare import Fp32Comparison
+from ampcheck.trace.observers.numerics import NumericsObserver
+from ampcheck.trace.observers.ranks import RankObserver
+from ampcheck.trace.observers.scaler import ScalerObserver
+from ampcheck.trace.observers.sharding import ShardingObserver
 from ampcheck.trace.report import OpRecord, TraceReport, WeightCasts
+from ampcheck.trace.runtime import dtype_name, user_source
+from ampcheck.trace.sections import tensor_cores
+from ampcheck.trace.sections.precision_loss import DEFAULT_THRESHOLD
+from ampcheck.version import __version__
 from ampcheck.trace.subclasses import SubclassDispatch, dispatch_for
 
 __all__ = ["trace", "Trace", "Observer", "DEFAULT_OBSERVERS"]
@@ -70,33 +71,12 @@ _TENSOR_LISTS = frozenset({"List[Tensor]", "List[Optional[Tensor]]"})
 _DTYPE_CHANGING_VIEWS = frozenset({"view_as_real", "view_as_complex", "real", "imag"})
 _SKIP_NAMESPACES = frozenset({"profiler"})  # record_function markers, not computation
 _CAST_METHODS = ("to", "half", "bfloat16", "float", "double", "type", "type_as")
-_SKIP_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (torch, ampcheck))
 ALL_PHASES = ("forward", "backward", "recompute", "optimizer")
 
 
-class Observer:
-    """Extension point: override the hooks you need (see the module docstring)."""
-
-    wants_ops = False
-    op_names: Optional[frozenset[str]] = None  # with wants_ops: only these ops (`mm`, `_scaled_mm`), None: all
-
-    def on_start(self, trace: "Trace") -> None:
-        pass
-
-    def on_stop(self, trace: "Trace") -> None:
-        pass
-
-    def on_step(self, trace: "Trace", optimizer: Any) -> None:
-        pass
-
-    def on_op(self, trace: "Trace", func: Any, args: tuple, kwargs: dict, out: Any, key: tuple) -> None:
-        pass
-
-    def contribute(self, report: TraceReport) -> None:
-        pass
-
-
-DEFAULT_OBSERVERS: list[Callable[[], Observer]] = []
+# the GradScaler history (recorded only when a scaler is used), the rank of a distributed
+# run (all None otherwise), float8 matmuls and linears, FSDP2/DDP precision come with every trace
+DEFAULT_OBSERVERS: list[Callable[[], Observer]] = [ScalerObserver, RankObserver, Float8Observer, ShardingObserver]
 
 
 class OpInfo:
@@ -120,7 +100,7 @@ class OpInfo:
         self.skip = func.namespace in _SKIP_NAMESPACES
         # the op observers that want this op: every recorded op, or this op among their `op_names`
         self.observers = tuple(o for o in op_observers if (
-            self.name in o.op_names if getattr(o, "op_names", None) is not None else not self.skip))
+            self.name in o.op_names if o.op_names is not None else not self.skip))
         self.flop = flops.formula_for(func)
         self.align = tensor_cores.check_for(self.name) if self.flop is not None else None
         self.is_cast = func in _CAST_OPS
@@ -132,26 +112,6 @@ class OpInfo:
             self.is_view and self.unary and len(returns) == 1 and str(returns[0].type) == "Tensor"
             and func._overloadname != "dtype" and self.name not in _DTYPE_CHANGING_VIEWS
         )
-
-
-def _dtype_name(dtype: Optional[torch.dtype]) -> Optional[str]:
-    return None if dtype is None else str(dtype).replace("torch.", "")
-
-
-def _display_path(filename: str) -> str:
-    cwd = os.getcwd() + os.sep
-    return filename[len(cwd):] if filename.startswith(cwd) else filename
-
-
-def _user_source() -> Optional[str]:
-    """file:line of the first frame outside torch and ampcheck (called once per new record)."""
-    frame = sys._getframe(2)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if not filename.startswith(_SKIP_DIRS) and not filename.startswith("<frozen"):
-            return f"{_display_path(filename)}:{frame.f_lineno}"
-        frame = frame.f_back
-    return None
 
 
 class _Mode(TorchDispatchMode):
@@ -269,9 +229,9 @@ class _Mode(TorchDispatchMode):
         key = (info, phase, module, dtypes, out_dtype, autocast, device, cast)
         rec = t.records.get(key)
         if rec is None:
-            multiple = tensor_cores.multiple_for(_dtype_name(out_dtype)) if info.align is not None else None
+            multiple = tensor_cores.multiple_for(dtype_name(out_dtype)) if info.align is not None else None
             # count, FLOPs, bytes read, written, source, alignment multiple, misaligned FLOPs, calls, example
-            rec = t.records[key] = [0, 0, 0, 0, _user_source(), multiple, 0, 0, None]
+            rec = t.records[key] = [0, 0, 0, 0, user_source(), multiple, 0, 0, None]
         rec[0] += 1
         rec[2] += nread
         rec[3] += nwritten
@@ -315,12 +275,8 @@ class Trace:
         compare_threshold: float = DEFAULT_THRESHOLD,
     ) -> None:
         if numerics:
-            from ampcheck.trace.numerics import NumericsObserver
-
             observers = [*observers, NumericsObserver(every=numerics_every)]
         if compare_fp32:
-            from ampcheck.trace.fp32_compare import Fp32Comparison
-
             observers = [*observers, Fp32Comparison(threshold=compare_threshold)]
         phases = tuple(phases)
         unknown = sorted(set(phases) - set(ALL_PHASES))
@@ -543,9 +499,9 @@ class Trace:
                 op=info.op,
                 phase=phase,
                 module=module,
-                in_dtypes=tuple(_dtype_name(d) for d in dtypes),
-                out_dtype=_dtype_name(out_dtype),
-                autocast=_dtype_name(autocast),
+                in_dtypes=tuple(dtype_name(d) for d in dtypes),
+                out_dtype=dtype_name(out_dtype),
+                autocast=dtype_name(autocast),
                 device=device or "none",
                 cast=cast,
                 policy=policy.policy_of(device or "", info.name),
@@ -559,14 +515,14 @@ class Trace:
                 misaligned_shapes=shapes,
             ))
         weights = [
-            WeightCasts(weight=name, src_dtype=_dtype_name(src), dst_dtype=_dtype_name(dst), kind=kind,
+            WeightCasts(weight=name, src_dtype=dtype_name(src), dst_dtype=dtype_name(dst), kind=kind,
                         casts=casts, regions=regions, bytes=nbytes, source=source)
             for (_, name, src, dst, kind), (casts, regions, nbytes, _, source) in self.weights.items()
         ]
         report = TraceReport(
             meta={
                 "torch_version": torch.__version__,
-                "ampcheck_version": ampcheck.__version__,
+                "ampcheck_version": __version__,
                 "phases": sorted(self.phases),
                 "modules": self.attribute,
                 "roots": list(self.modules.roots),
@@ -616,23 +572,3 @@ def trace(
                  numerics=numerics, numerics_every=numerics_every, compare_fp32=compare_fp32,
                  compare_threshold=compare_threshold)
 
-
-# The GradScaler observer runs in every trace (it only records when a scaler is used).
-from ampcheck.trace.scaler import ScalerObserver  # noqa: E402
-
-DEFAULT_OBSERVERS.append(ScalerObserver)
-
-# Rank, world size and backend of a distributed run, in every trace (all None otherwise).
-from ampcheck.trace.ranks import RankObserver  # noqa: E402
-
-DEFAULT_OBSERVERS.append(RankObserver)
-
-# Float8 matmuls: their scaling recipe, and the linears left out of float8 (only `_scaled_mm` calls).
-from ampcheck.trace.float8_observer import Float8Observer  # noqa: E402
-
-DEFAULT_OBSERVERS.append(Float8Observer)
-
-# FSDP2 mixed-precision policies and DDP communication hooks of the traced modules.
-from ampcheck.trace.sharding_observer import ShardingObserver  # noqa: E402
-
-DEFAULT_OBSERVERS.append(ShardingObserver)

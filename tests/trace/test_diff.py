@@ -7,8 +7,7 @@ import pytest
 import torch
 
 import ampcheck.trace
-from ampcheck.trace.merge import load
-from ampcheck.trace.report import TraceReport
+from ampcheck.trace.report import TraceReport, load
 from distributed_runs import cli, traced
 from model_fixtures import build_step
 

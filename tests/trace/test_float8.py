@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 import ampcheck
-from ampcheck.trace import float8
+from ampcheck.trace.sections import float8
 from ampcheck.trace.report import TraceReport
 from model_fixtures import build_step, records
 

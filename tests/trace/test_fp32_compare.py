@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import ampcheck
-from ampcheck.trace.precision_loss import ranked
+from ampcheck.trace.sections.precision_loss import ranked
 from model_fixtures import DTYPE_IDS, DTYPES, build_step
 from tests.paths import FIXTURES
 

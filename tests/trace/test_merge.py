@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from ampcheck.trace.merge import load, render_ranks
-from ampcheck.trace.report import TraceReport
+from ampcheck.trace.merge import render_ranks
+from ampcheck.trace.report import TraceReport, load
 from distributed_runs import cli, traced
 
 pytestmark = pytest.mark.slow  # each distinct run starts two ranks with torchrun

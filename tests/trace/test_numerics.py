@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import ampcheck
-from ampcheck.trace.numerics import underflow_by_module
+from ampcheck.trace.sections.numerics import underflow_by_module
 from tests.paths import FIXTURES
 
 sys.path.insert(0, str(FIXTURES / "models"))
@@ -114,7 +114,7 @@ def test_numerics_leave_training_results_bitwise_identical():
 def test_sparse_meta_and_subclass_outputs_are_skipped_not_reduced():
     from types import SimpleNamespace
 
-    from ampcheck.trace.numerics import NumericsObserver
+    from ampcheck.trace.observers.numerics import NumericsObserver
 
     class Marked(torch.Tensor):
         pass

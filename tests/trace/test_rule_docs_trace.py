@@ -1,25 +1,26 @@
 """The trace rules' docs are a test suite too: each Example, run under the tracer, raises its
-code; each Use instead raises no finding at all. Parametrised over the `source: trace` docs
-whose code a default trace produces (AMP501-AMP503, AMP509), and AMP510 with the fp32
-comparison on."""
+code; each Use instead raises no finding at all. Parametrised over every `source: trace` doc,
+each traced with the options its section declares (`@producer(..., options=...)`)."""
 from __future__ import annotations
 
 import pytest
 
 import ampcheck
 from ampcheck import catalog
-from tests.paths import ROOT
+from ampcheck.trace import sections
 
-OPTIONS = {"AMP501": {}, "AMP502": {}, "AMP503": {}, "AMP509": {}, "AMP510": {"compare_fp32": True}}
-CODES = list(OPTIONS)
+CODES = sorted(code for code, doc in catalog.load().items() if doc.source == "trace")
 
 
 def run_traced(code: str, which: str):
-    doc = catalog.parse((ROOT / "rules" / f"{code}.md").read_text(encoding="utf-8"), code)
-    assert doc.source == "trace"
-    with ampcheck.trace(**OPTIONS[code]) as t:
+    doc = catalog.load()[code]
+    with ampcheck.trace(**sections.options_for(code)) as t:
         exec(compile(getattr(doc, which), f"{code}.md", "exec"), {"__name__": "__main__"})
     return t.report.findings()
+
+
+def test_every_trace_doc_has_a_section_that_emits_its_code_and_every_code_a_doc():
+    assert sorted(sections.codes()) == CODES
 
 
 @pytest.mark.parametrize("code", CODES)

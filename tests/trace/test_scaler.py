@@ -9,7 +9,7 @@ from torch.nn.utils import clip_grad_norm_  # bound before any trace, like a tra
 
 import ampcheck
 from ampcheck.trace.report import TraceReport
-from ampcheck.trace.scaler import scale_events, skip_summary
+from ampcheck.trace.sections.scaler import scale_events, skip_summary
 from tests.paths import FIXTURES
 
 sys.path.insert(0, str(FIXTURES / "models"))
@@ -168,7 +168,7 @@ def test_the_scaler_section_round_trips_through_json(tmp_path):
 def test_the_observer_reads_nothing_back_while_the_loop_runs(monkeypatch):
     """Host reads (item/tolist/cpu/float/bool/int) sync a GPU; the observer's only reads are
     at the end of the trace, so the loop syncs exactly when GradScaler itself does."""
-    import ampcheck.trace.scaler as observer_module
+    import ampcheck.trace.observers.scaler as observer_module
 
     reads: list[tuple[str, bool]] = []
     state = {"in_loop": False}

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ampcheck.trace import merge, sharding
+from ampcheck.trace import merge
+from ampcheck.trace.observers.sharding import fsdp_module_of
 from ampcheck.trace.report import TraceReport
-from ampcheck.trace.sharding_observer import fsdp_module_of
+from ampcheck.trace.sections import sharding
 from distributed_runs import traced
 
 FSDP_MODULES = ["FSDPToyNet", "encoder.0", "encoder.2"]

@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 
 import ampcheck
-from ampcheck.trace import tensor_cores
+from ampcheck.trace.sections import tensor_cores
 from model_fixtures import DTYPE_IDS, DTYPES, build_step, records
 
 

@@ -16,16 +16,16 @@ collectives in a `torch.profiler.record_function` scope named for its module
 (`FSDP::all_gather (encoder.0)`; the root's carries no name), and these scopes are ops too,
 so the observer keeps their stack and files each collective under the innermost one.
 
-The section (`report.sections["sharding"]`) is plain JSON, read by `ampcheck.trace.sharding`.
+The section (`report.sections["sharding"]`) is plain JSON, read by `ampcheck.trace.sections.sharding`.
 """
 from __future__ import annotations
 
 import sys
 from typing import Any, Optional
 
-from ampcheck.trace.census import ModuleCensus
-from ampcheck.trace.scaler import user_site
-from ampcheck.trace.sharding import COLLECTIVE_OPS, SECTION
+from ampcheck.trace.observers.census import ModuleCensus
+from ampcheck.trace.runtime import user_source
+from ampcheck.trace.sections.sharding import COLLECTIVE_OPS, SECTION
 
 _ENTER, _EXIT = "_record_function_enter_new", "_record_function_exit"
 _FSDP_LABEL = "FSDP::"
@@ -89,7 +89,7 @@ class ShardingObserver(ModuleCensus):
             slot_key = (name, key[1], str(key[3][0]).replace("torch.", ""), fqn)
             slot = self.collectives.get(slot_key)
             if slot is None:
-                slot = self.collectives[slot_key] = [0, 0, user_site()]
+                slot = self.collectives[slot_key] = [0, 0, user_source()]
             slot[0] += 1
             slot[1] += max(t.nbytes for t in tensors)
 

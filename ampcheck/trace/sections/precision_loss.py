@@ -9,11 +9,14 @@ forward is theirs, not its own.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Iterable
 
 from ampcheck.findings import Finding
-from ampcheck.trace.report import TraceReport, producer
-from ampcheck.trace.rules import _finding
+from ampcheck.trace.markup import count, escape, num, table
+from ampcheck.trace.model import ReportData
+from ampcheck.trace.sections import finding, page, producer, summary
+from ampcheck.trace.units import pct
 
 SECTION = "compare_fp32"
 # Rounding alone keeps a module's output within ~0.4% (bf16) or ~0.05% (fp16) of float32, and a
@@ -70,7 +73,8 @@ def merged(sections: list[dict[str, Any]]) -> dict[str, Any]:
             "modules": list(modules.values())}
 
 
-def summary_lines(report: TraceReport, top: int = 10) -> list[str]:
+@summary
+def summary_lines(report: ReportData, top: int = 10) -> list[str]:
     """The fp32 comparison part of the text summary."""
     section = report.sections.get(SECTION)
     if not section:
@@ -86,8 +90,8 @@ def summary_lines(report: TraceReport, top: int = 10) -> list[str]:
     return lines if rows else lines[:2] + ["  (no module ran under autocast)"]
 
 
-@producer
-def precision_loss(report: TraceReport) -> Iterable[Finding]:
+@producer("AMP510", options={"compare_fp32": True})
+def precision_loss(report: ReportData) -> Iterable[Finding]:
     """AMP510: a module whose autocast output strays from its float32 rerun beyond the threshold."""
     section = report.sections.get(SECTION)
     if not section:
@@ -99,7 +103,7 @@ def precision_loss(report: TraceReport) -> Iterable[Finding]:
             how = (f"differs from the same module run in float32 on the same inputs by up to "
                    f"{relative(m['max_rel_error'])} of its largest output (mean {relative(m['mean_rel_error'])}) "
                    f"over {m['calls']} call(s), above the {section['threshold']:.1%} threshold")
-        yield _finding(
+        yield finding(
             "AMP510", m["source"],
             f"module `{m['module']}` ({m['class']}) loses precision under {m['dtype']} autocast: it {how}; run "
             "its sensitive part in float32 (autocast(enabled=False) and .float() inputs) or compute it stably "
@@ -107,3 +111,37 @@ def precision_loss(report: TraceReport) -> Iterable[Finding]:
             module=m["module"], max_rel_error=m["max_rel_error"], mean_rel_error=m["mean_rel_error"],
             nonfinite_calls=m["nonfinite_calls"],
         )
+
+
+@page
+def html_part(report: ReportData) -> str:
+    section = report.sections.get(SECTION)
+    head = '<section id="compare-fp32"><h2>fp32 comparison</h2>'
+    if not section:
+        return (head + '<p class="muted">Not recorded (trace with <code>compare_fp32=True</code> / '
+                "<code>--compare-fp32</code>).</p></section>")
+    modules = ranked(section)
+    blamed = {m["module"] for m in culprits(section)}
+    rows = []
+    for rank, m in enumerate(modules, 1):
+        over = over_threshold(section, m)
+        shade, bar = (' class="over"', "bar over") if over else ("", "bar")
+        tag = ' <b class="bad">AMP510</b>' if m["module"] in blamed else ""
+        # the bar: a log scale from 1e-5 (empty) to 10x (full)
+        width = min(max((math.log10(max(m["max_rel_error"], 1e-5)) + 5) / 6, 0.02), 1.0) * 80
+        rows.append(
+            f'<tr{shade}>{count(rank)}<td><code>{escape(m["module"])}</code>{tag}</td><td>{escape(m["class"])}</td>'
+            f'<td>{escape(m["dtype"])}</td><td class="n" data-v="{escape(m["max_rel_error"])}"><span class="{bar}" '
+            f'style="width:{width:.0f}px"></span>{escape(relative(m["max_rel_error"]))}</td>'
+            f'{num(m["mean_rel_error"], relative(m["mean_rel_error"]))}{count(m["calls"])}'
+            f'{count(m["nonfinite_calls"])}{count(m["skipped_calls"])}<td class="loc">{escape(m["source"] or "-")}</td>'
+            "</tr>"
+        )
+    calls = sum(m["calls"] for m in modules)
+    intro = (f'<p>Each module called under autocast was run again in float32 on the same inputs: {calls:,} calls '
+             f'in {section["steps_compared"]} optimizer step(s). Relative error of the autocast output: max '
+             "|amp &minus; fp32| over max |fp32| (max), mean |amp &minus; fp32| over mean |fp32| (mean). "
+             f'Rows over the threshold ({pct(section["threshold"])}) are shaded; AMP510 marks the innermost.</p>')
+    body = table(["rank", "module", "class", "dtype", "max error", "mean error", "calls", "non-finite calls",
+                  "skipped calls", "source"], rows) if rows else '<p class="muted">No module ran under autocast.</p>'
+    return f"{head}{intro}{body}</section>"

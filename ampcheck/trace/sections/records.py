@@ -1,4 +1,4 @@
-"""AMP501-AMP503: findings from a TraceReport (torch-free).
+"""AMP501-AMP503: findings from the op and weight records (torch-free).
 
 Each finding points at the user source line recorded with the op (the first frame outside
 torch and ampcheck) and names the op, the module and its share of FLOPs or bytes.
@@ -12,32 +12,19 @@ from collections import defaultdict
 from typing import Iterable, Optional
 
 from ampcheck.findings import Finding
-from ampcheck.trace.report import OpRecord, TraceReport, producer
+from ampcheck.trace.model import OpRecord, ReportData
+from ampcheck.trace.sections import finding, producer
 
 MIN_FLOP_SHARE = 0.01
 FORWARD = ("forward", "recompute")
-
-
-def _finding(code: str, source: Optional[str], message: str, **extra: object) -> Finding:
-    path, line = _split_source(source)
-    return Finding(code=code, message=message, path=path, line=line, col=1,
-                   end_line=line, end_col=1, extra=dict(extra))
-
-
-def _split_source(source: Optional[str]) -> tuple[str, int]:
-    if source:
-        path, _, line = source.rpartition(":")
-        if path and line.isdigit():
-            return path, int(line)
-    return "<unknown>", 1
 
 
 def _module(name: Optional[str]) -> str:
     return f"module `{name}`" if name else "no module"
 
 
-@producer
-def fp32_compute_outside_autocast(report: TraceReport) -> Iterable[Finding]:
+@producer("AMP501")
+def fp32_compute_outside_autocast(report: ReportData) -> Iterable[Finding]:
     """AMP501: matmul-class forward FLOPs that ran in fp32 with autocast off, in a program
     that uses autocast elsewhere, where autocast's policy would have lowered them."""
     if not report.meta.get("autocast_seen"):
@@ -53,7 +40,7 @@ def fp32_compute_outside_autocast(report: TraceReport) -> Iterable[Finding]:
         share = flops / total
         if share < MIN_FLOP_SHARE:
             continue
-        yield _finding(
+        yield finding(
             "AMP501", source,
             f"`{name}` in {_module(module)} ran in float32 outside autocast: {share:.1%} of forward "
             f"matmul FLOPs ({flops:,} FLOPs, {sum(r.count for r in rows)} calls); autocast would run it "
@@ -62,8 +49,8 @@ def fp32_compute_outside_autocast(report: TraceReport) -> Iterable[Finding]:
         )
 
 
-@producer
-def low_precision_where_policy_says_fp32(report: TraceReport) -> Iterable[Finding]:
+@producer("AMP502")
+def low_precision_where_policy_says_fp32(report: ReportData) -> Iterable[Finding]:
     """AMP502: an op autocast keeps in float32 for its device ran in float16/bfloat16, in a
     trace that trains (has a backward): half-precision inference is a deliberate choice."""
     if not any(r.phase == "backward" for r in report.ops):
@@ -76,7 +63,7 @@ def low_precision_where_policy_says_fp32(report: TraceReport) -> Iterable[Findin
     for (source, module, name, dtype, device), rows in groups.items():
         nbytes = sum(r.bytes_read + r.bytes_written for r in rows)
         where = "inside" if any(r.autocast for r in rows) else "outside"
-        yield _finding(
+        yield finding(
             "AMP502", source,
             f"`{name}` in {_module(module)} ran in {dtype} ({where} autocast), but autocast's policy "
             f"on {device} runs it in float32: {sum(r.count for r in rows)} calls, {nbytes:,} bytes "
@@ -85,8 +72,8 @@ def low_precision_where_policy_says_fp32(report: TraceReport) -> Iterable[Findin
         )
 
 
-@producer
-def cast_churn(report: TraceReport) -> Iterable[Finding]:
+@producer("AMP503")
+def cast_churn(report: ReportData) -> Iterable[Finding]:
     """AMP503: a weight cast again within one autocast region (autocast caches one cast per
     trainable leaf weight per region; frozen or non-leaf weights and user casts are redone)."""
     cast_bytes = sum(r.bytes_read + r.bytes_written for r in report.ops if r.cast and r.cast != "backward") or 1
@@ -94,7 +81,7 @@ def cast_churn(report: TraceReport) -> Iterable[Finding]:
         if w.repeated <= 0:
             continue
         wasted = w.bytes * w.repeated // w.casts
-        yield _finding(
+        yield finding(
             "AMP503", w.source,
             f"weight `{w.weight}` was cast {w.src_dtype}->{w.dst_dtype} {w.casts} times in {w.regions} "
             f"autocast region(s) ({w.kind} casts): {wasted:,} bytes moved by the repeated casts, "

@@ -1,4 +1,4 @@
-"""GradScaler observer: what the loss scaler did while a trace ran, and AMP507/AMP508.
+"""GradScaler observer: what the loss scaler did while a trace ran.
 
 For the trace's duration it wraps GradScaler's `scale`/`unscale_`/`step`/`update` (on every
 class of the GradScaler family that defines them), the gradient-clipping functions and the LR
@@ -10,8 +10,9 @@ asynchronous kernels and read back once, when the trace closes. Whether a step w
 therefore known only then, which is also how fused optimizers work (the skip happens inside
 their kernel, from the same `found_inf`).
 
-The section it writes (`report.sections["scaler"]`) is plain JSON; `findings()` below turns
-it into AMP507/AMP508 without torch, so `ampcheck report` works anywhere.
+The section it writes (`report.sections["scaler"]`) is plain JSON;
+`ampcheck.trace.sections.scaler` turns it into AMP507/AMP508 without torch, so `ampcheck
+report` works anywhere.
 """
 from __future__ import annotations
 
@@ -19,38 +20,19 @@ import sys
 import types
 import weakref
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from ampcheck.findings import Finding
-from ampcheck.trace.report import TraceReport, producer
-from ampcheck.trace.rules import _finding
+from ampcheck.trace.model import ReportData
+from ampcheck.trace.observers import Observer
+from ampcheck.trace.runtime import untraced, user_source
+from ampcheck.trace.sections.scaler import SECTION
 
 if TYPE_CHECKING:
     import torch
 
-SECTION = "scaler"
 DEFAULT_SKIP_THRESHOLD = 0.05
 _CHUNK = 256
 _CLIP_FUNCTIONS = ("clip_grad_norm_", "clip_grad_value_", "clip_grad_norm")
-
-
-def user_site() -> Optional[str]:
-    """`path:line` of the user's call into the wrapper that calls this (the tracer's rule)."""
-    from ampcheck.trace.tracer import _user_source
-
-    return _user_source()
-
-
-def untraced() -> Any:
-    """Run ampcheck's own bookkeeping kernels unseen by the tracer's (and any other) modes."""
-    import contextlib
-
-    import torch
-
-    stack = contextlib.ExitStack()
-    stack.enter_context(torch._C._DisableTorchDispatch())
-    stack.enter_context(torch._C.DisableTorchFunction())
-    return stack
 
 
 class DeviceLog:
@@ -224,14 +206,9 @@ def _family(cls: type) -> list[type]:
     return found
 
 
-class ScalerObserver:
+class ScalerObserver(Observer):
     """Watches every enabled GradScaler used while a trace records; see the module docstring.
-
-    A tracer Observer by duck typing (subclassing would import torch with this module, which
-    `TraceReport.findings()` imports); it runs in every trace via DEFAULT_OBSERVERS.
-    """
-
-    wants_ops = False
+    It runs in every trace (the tracer's DEFAULT_OBSERVERS)."""
 
     def __init__(self, skip_threshold: float = DEFAULT_SKIP_THRESHOLD) -> None:
         self.skip_threshold = skip_threshold
@@ -249,9 +226,6 @@ class ScalerObserver:
     def on_stop(self, trace: Any) -> None:
         self._active = False
         self._patches.undo()
-
-    def on_step(self, trace: Any, optimizer: Any) -> None:
-        pass
 
     def _install(self) -> None:
         import torch
@@ -281,7 +255,7 @@ class ScalerObserver:
             raise
         self._active = True
 
-    def contribute(self, report: TraceReport) -> None:
+    def contribute(self, report: ReportData) -> None:
         """Read the device logs back (the one transfer) and store the section."""
         if self._watches:
             report.sections[SECTION] = {
@@ -333,7 +307,7 @@ class ScalerObserver:
                 return self._call(original, scaler, optimizer, *args, **kwargs)
             opt = watch.optimizer(optimizer)
             if watch.site is None:
-                watch.site = user_site()
+                watch.site = user_source()
             steps = self._trace.steps
             result = self._call(original, scaler, optimizer, *args, **kwargs)
             if self._trace.steps == steps and self._trace.recording:
@@ -382,7 +356,7 @@ class ScalerObserver:
             for watch in self._watches.values():
                 still_scaled = with_grad - watch.unscaled_params() if watch.scaled_pending else None
                 if still_scaled:
-                    site = user_site()
+                    site = user_source()
                     entry = watch.clips.setdefault((name, site), _Site(name, site))
                     entry.iterations.append(watch.iteration)
                     entry.params |= still_scaled
@@ -407,110 +381,7 @@ class ScalerObserver:
             iteration = watch.step_meta[opt.last_row][0]
             if iteration >= watch.iteration - 1:
                 what = type(scheduler).__name__
-                site = user_site()
+                site = user_source()
                 entry = watch.schedulers.setdefault((what, site), _Site(what, site))
                 entry.iterations.append(iteration)
                 entry.rows.append(opt.last_row)
-
-
-# -- reading the section (no torch) -------------------------------------------------------
-def scale_events(scaler: dict[str, Any]) -> list[dict[str, Any]]:
-    """Growth and backoff events: iteration, kind, scale before and after."""
-    scales = [*scaler["scale"], scaler["final_scale"]] if scaler["scale"] else []
-    events = []
-    for index, (old, new) in enumerate(zip(scales, scales[1:])):
-        iteration = scaler["update_iterations"][index]
-        if iteration in scaler["manual_updates"]:
-            kind = "manual"
-        elif new > old:
-            kind = "growth"
-        elif new < old:
-            kind = "backoff"
-        else:
-            continue
-        events.append({"iteration": iteration, "kind": kind, "before": old, "after": new})
-    return events
-
-
-def skip_summary(scaler: dict[str, Any]) -> dict[str, Any]:
-    """Skipped steps, with the leading run of skips (the scale calibrating from its initial
-    value, which GradScaler expects) counted apart from the skips that follow."""
-    iterations, skipped = scaler["iterations"], set(scaler["skipped"])
-    calibration = 0
-    while calibration < len(iterations) and iterations[calibration] in skipped:
-        calibration += 1
-    after = iterations[calibration:]
-    late = sum(1 for it in after if it in skipped)
-    return {
-        "steps": len(iterations),
-        "skipped": len(skipped),
-        "calibration": calibration,
-        "after_calibration": len(after),
-        "skipped_after_calibration": late,
-        "share": (late / len(after)) if after else (1.0 if iterations else 0.0),
-    }
-
-
-def summary_lines(report: TraceReport) -> list[str]:
-    """The loss-scale part of the text summary."""
-    lines = []
-    for s in report.sections.get(SECTION, {}).get("scalers", []):
-        summary = skip_summary(s)
-        events = scale_events(s)
-        optimizers = ", ".join(o["label"] + (" (fused)" if o["fused"] else "") for o in s["optimizers"])
-        start = f"{s['scale'][0]:g}" if s["scale"] else "-"
-        final = "-" if s["final_scale"] is None else f"{s['final_scale']:g}"
-        skipped = ", ".join(map(str, s["skipped"][:20])) + (" ..." if len(s["skipped"]) > 20 else "")
-        lines += [
-            "", f"loss scale ({s['label']} on {s['device']}; {optimizers}):",
-            f"  {summary['steps']} steps, {summary['skipped']} skipped"
-            + (f" (steps {skipped})" if skipped else "")
-            + f"; scale {start} -> {final}; {sum(e['kind'] == 'growth' for e in events)} growth, "
-            f"{sum(e['kind'] == 'backoff' for e in events)} backoff",
-        ]
-        lines += [f"  note: {n['what']} stepped {n['count']}x right after a skipped optimizer step, at {n['site']}"
-                  for n in s["scheduler_after_skip"]]
-    return lines
-
-
-@producer
-def findings(report: TraceReport) -> Iterable[Finding]:
-    for scaler in report.sections.get(SECTION, {}).get("scalers", []):
-        yield from _skipped_steps(scaler)
-        for clip in scaler["clips_on_scaled"]:
-            yield _finding(
-                "AMP508", clip["site"],
-                f"{clip['what']} ran {clip['count']}x on gradients still multiplied by {scaler['label']}'s "
-                "loss scale (scaler.scale() was used and scaler.unscale_(optimizer) had not run): the "
-                "threshold is compared against scaled gradients; call scaler.unscale_(optimizer) before clipping",
-                scaler=scaler["label"], count=clip["count"], iterations=clip["iterations"],
-            )
-
-
-def _skipped_steps(scaler: dict[str, Any]) -> Iterable[Finding]:
-    summary = skip_summary(scaler)
-    low = [s for s in [*scaler["scale"], scaler["final_scale"]] if s is not None and s < 1.0]
-    too_many = summary["steps"] and summary["share"] > scaler["skip_threshold"]
-    if not (too_many or low):
-        return
-    parts = []
-    if too_many:
-        calibrating = f", after {summary['calibration']} while calibrating" if summary["calibration"] else ""
-        parts.append(
-            f"{scaler['label']} skipped {summary['skipped_after_calibration']} of {summary['after_calibration']} "
-            f"optimizer steps ({summary['share']:.0%}, threshold {scaler['skip_threshold']:.0%}{calibrating})"
-            if summary["after_calibration"]
-            else f"{scaler['label']} skipped every one of its {summary['steps']} optimizer steps"
-        )
-    if low:
-        parts.append(
-            f"the loss scale fell to {min(low):g} (below 1): gradients overflow even unscaled, "
-            "typical of a model trained in bf16 run in fp16"
-        )
-    notes = sum(s["count"] for s in scaler["scheduler_after_skip"])
-    if notes:
-        parts.append(f"the LR scheduler stepped {notes}x after a skipped optimizer step")
-    yield _finding(
-        "AMP507", scaler["site"], "; ".join(parts),
-        scaler=scaler["label"], skipped_iterations=scaler["skipped"], min_scale=min(low) if low else None, **summary,
-    )

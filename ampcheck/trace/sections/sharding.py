@@ -1,7 +1,7 @@
-"""FSDP2 and DDP precision in a TraceReport: policies as configured, collectives as observed,
+"""FSDP2 and DDP precision in a ReportData: policies as configured, collectives as observed,
 AMP511 and AMP512 (torch-free).
 
-The section (written by ampcheck.trace.sharding_observer) holds, per `fully_shard` module,
+The section (written by ampcheck.trace.observers.sharding) holds, per `fully_shard` module,
 its MixedPrecisionPolicy; per DDP module, its communication hooks; and the collectives that
 ran, with their real dtypes, phase and the fully_shard module they ran for (FSDP2 labels its
 all-gathers and reductions with the module; DDP's bucket all-reduces have no such module).
@@ -19,8 +19,9 @@ from collections import defaultdict
 from typing import Any, Iterable, Optional
 
 from ampcheck.findings import Finding
-from ampcheck.trace.report import LOW_PRECISION, TraceReport, producer, sum_rows
-from ampcheck.trace.rules import _finding
+from ampcheck.trace.model import LOW_PRECISION, ReportData, sum_rows
+from ampcheck.trace.sections import finding, producer, summary
+from ampcheck.trace.sections.scaler import SECTION as SCALER
 
 SECTION = "sharding"
 
@@ -52,11 +53,11 @@ REDUCTIONS = (Collective.REDUCE_SCATTER.value, Collective.ALL_REDUCE.value)
 _VERB = {Collective.REDUCE_SCATTER.value: "reduce-scattered", Collective.ALL_REDUCE.value: "all-reduced"}
 
 
-def section(report: TraceReport) -> dict[str, Any]:
+def section(report: ReportData) -> dict[str, Any]:
     return report.sections.get(SECTION) or {"fsdp": [], "ddp": [], "collectives": []}
 
 
-def observed_dtypes(report: TraceReport, module: Optional[str], kinds: Iterable[str],
+def observed_dtypes(report: ReportData, module: Optional[str], kinds: Iterable[str],
                     phase: Optional[str] = None) -> list[str]:
     """The dtypes the collectives of these kinds ran in for one fully_shard module (None: none)."""
     kinds = tuple(kinds)
@@ -64,7 +65,7 @@ def observed_dtypes(report: TraceReport, module: Optional[str], kinds: Iterable[
                    if c["module"] == module and c["collective"] in kinds and (phase is None or c["phase"] == phase)})
 
 
-def policy_rows(report: TraceReport) -> list[dict[str, Any]]:
+def policy_rows(report: ReportData) -> list[dict[str, Any]]:
     """Per fully_shard module: the policy as configured, and the dtypes its parameter
     all-gathers and gradient reductions really ran in."""
     return [{**m, "all_gather": observed_dtypes(report, m["module"], [Collective.ALL_GATHER.value]),
@@ -72,7 +73,7 @@ def policy_rows(report: TraceReport) -> list[dict[str, Any]]:
             for m in section(report)["fsdp"]]
 
 
-def _gradient_reductions(report: TraceReport) -> dict[tuple, list[dict[str, Any]]]:
+def _gradient_reductions(report: ReportData) -> dict[tuple, list[dict[str, Any]]]:
     """Low-precision reductions during backward, by (module, collective, dtype)."""
     groups: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
     for c in section(report)["collectives"]:
@@ -94,8 +95,8 @@ def policy_text(row: dict[str, Any]) -> str:
             f"output_dtype={row['output_dtype']})")
 
 
-@producer
-def gradients_reduced_in_low_precision(report: TraceReport) -> Iterable[Finding]:
+@producer("AMP511")
+def gradients_reduced_in_low_precision(report: ReportData) -> Iterable[Finding]:
     """AMP511: gradients reduce-scattered / all-reduced in float16 or bfloat16."""
     data = section(report)
     fsdp = {m["module"]: m for m in data["fsdp"]}
@@ -112,19 +113,19 @@ def gradients_reduced_in_low_precision(report: TraceReport) -> Iterable[Finding]
             names = ", ".join(f"`{d['module']}`" for d in data["ddp"]) or "no DDP or fully_shard module"
             where = f"DDP module {names}" + (f" with communication hook {', '.join(hooks)}" if hooks else "")
             fix = "all-reduce in float32: drop the fp16/bf16 compression hook"
-        yield _finding(
+        yield finding(
             "AMP511", calls[0]["source"],
             f"{what} for {where}: the rounding error of a low-precision sum grows with the world size; {fix}",
             module=module, collective=collective, dtype=dtype, calls=count, bytes=nbytes,
         )
 
 
-def _loss_scaled(report: TraceReport) -> bool:
-    return bool(report.sections.get("scaler", {}).get("scalers"))
+def _loss_scaled(report: ReportData) -> bool:
+    return bool(report.sections.get(SCALER, {}).get("scalers"))
 
 
-@producer
-def fp16_params_without_loss_scaling(report: TraceReport) -> Iterable[Finding]:
+@producer("AMP512")
+def fp16_params_without_loss_scaling(report: ReportData) -> Iterable[Finding]:
     """AMP512: a fully_shard module computes in float16 (its parameters all-gathered in fp16)
     in a trace that trains, with no enabled GradScaler."""
     if _loss_scaled(report) or not any(r.phase == "backward" for r in report.ops):
@@ -135,7 +136,7 @@ def fp16_params_without_loss_scaling(report: TraceReport) -> Iterable[Finding]:
                    and c["phase"] == "forward" and c["dtype"] == "float16"]
         if not gathers:
             continue
-        yield _finding(
+        yield finding(
             "AMP512", gathers[0]["source"],
             f"fully_shard module `{row['module']}` ({row['class']}, {policy_text(row)}) gathered its parameters "
             f"in float16 for forward ({sum(c['calls'] for c in gathers)} calls) and no GradScaler scaled the loss: "
@@ -149,7 +150,8 @@ def _dtypes(values: list[str]) -> str:
     return "/".join(values) or "-"
 
 
-def summary_lines(report: TraceReport) -> list[str]:
+@summary
+def summary_lines(report: ReportData) -> list[str]:
     data = section(report)
     lines: list[str] = []
     rows = policy_rows(report)

@@ -40,8 +40,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
-from ampcheck.trace.precision_loss import DEFAULT_THRESHOLD, SECTION
-from ampcheck.trace.scaler import untraced
+from ampcheck.trace.observers import Observer
+from ampcheck.trace.runtime import dtype_name, untraced, user_source
+from ampcheck.trace.sections.precision_loss import DEFAULT_THRESHOLD, SECTION
 
 if TYPE_CHECKING:
     import torch
@@ -96,10 +97,8 @@ class _Module:
         }
 
 
-class Fp32Comparison:
-    """A tracer Observer (duck-typed, see ScalerObserver) that reruns modules in float32."""
-
-    wants_ops = False
+class Fp32Comparison(Observer):
+    """Reruns the modules called under autocast in float32; see the module docstring."""
 
     def __init__(self, threshold: float = DEFAULT_THRESHOLD) -> None:
         if not threshold > 0:
@@ -168,10 +167,8 @@ class Fp32Comparison:
         parent = next((c.name for _, c in reversed(self._stack) if c is not None), None)
         self._stack.append((module, _Call(name, _rng_states(devices), [(x, x._version) for x in inputs])))
         if name not in self.modules:
-            from ampcheck.trace.tracer import _dtype_name, _user_source
-
             dtype = next((d for d in t.autocast.values() if d is not None), None)
-            self.modules[name] = _Module(type(module).__name__, parent, _user_source(), _dtype_name(dtype))
+            self.modules[name] = _Module(type(module).__name__, parent, user_source(), dtype_name(dtype))
 
     def _post(self, module: "torch.nn.Module", args: tuple, kwargs: dict, output: Any) -> None:
         call = self._pop(module)

@@ -1,11 +1,11 @@
-"""Float8 training in a TraceReport: the fp8 share of matmul FLOPs, the scaling recipes, and
+"""Float8 training in a ReportData: the fp8 share of matmul FLOPs, the scaling recipes, and
 the linears left out of float8 with their share of matmul FLOPs (torch-free).
 
 A matmul ran in float8 when its inputs are float8 (`_scaled_mm` on float8_e4m3fn /
 float8_e5m2 data; its output is bf16 or fp32). The tracer records the kernel that ran, not
 the dtype a wrapper tensor advertises (see ampcheck.trace.subclasses), so these FLOPs are
 counted from the op records. The recipes and the linears come from the Float8Observer's
-section (ampcheck.trace.float8_observer).
+section (ampcheck.trace.observers.float8).
 
 A linear is left out of float8 when the model has torchao Float8Linears but this one stayed
 an `nn.Linear` (the `module_filter_fn` of `convert_to_float8_training` excluded it). Float8
@@ -18,7 +18,8 @@ import enum
 from collections import defaultdict
 from typing import Any
 
-from ampcheck.trace.report import TraceReport, sum_rows
+from ampcheck.trace.model import ReportData, sum_rows
+from ampcheck.trace.sections import summary
 
 SECTION = "float8"
 CUDA_MULTIPLE = 16
@@ -33,7 +34,7 @@ class Recipe(enum.Enum):
     BLOCKWISE = "blockwise"
 
 
-def _matmul_flops(report: TraceReport) -> tuple[int, dict[str, int]]:
+def _matmul_flops(report: ReportData) -> tuple[int, dict[str, int]]:
     """Forward + backward matmul-class FLOPs in all, and per module (each enclosing module too)."""
     total = 0
     per_module: dict[str, int] = defaultdict(int)
@@ -63,7 +64,7 @@ def why_left_out(linear: dict[str, Any]) -> str:
     return "excluded from conversion (module_filter_fn)"
 
 
-def left_out(report: TraceReport) -> list[dict[str, Any]]:
+def left_out(report: ReportData) -> list[dict[str, Any]]:
     """The plain linears of a model trained in float8: name, class, shape, why, and their share
     of forward + backward matmul FLOPs."""
     section = report.sections.get(SECTION) or {}
@@ -78,7 +79,7 @@ def left_out(report: TraceReport) -> list[dict[str, Any]]:
     return rows
 
 
-def recipes(report: TraceReport) -> list[dict[str, Any]]:
+def recipes(report: ReportData) -> list[dict[str, Any]]:
     """Float8 matmuls grouped by phase, dtypes and recipe: calls and FLOPs."""
     groups: dict[tuple, list[int]] = {}
     for call in (report.sections.get(SECTION) or {}).get("scaled_mm", []):
@@ -96,18 +97,19 @@ def _phase_first(item: tuple) -> tuple:
     return (MATMUL_PHASES.index(phase) if phase in MATMUL_PHASES else len(MATMUL_PHASES), phase, *rest)
 
 
-def share_by_phase(report: TraceReport) -> dict[str, dict[str, Any]]:
+def share_by_phase(report: ReportData) -> dict[str, dict[str, Any]]:
     """Per phase: matmul-class FLOPs, those that ran in float8 and their share (phases with any)."""
     coverage = report.coverage()
     return {phase: {"flops": cov["flops"], "float8_flops": cov["float8_flops"], "share": cov["float8_share"]}
             for phase, cov in coverage.items() if cov["float8_flops"]}
 
 
-def used(report: TraceReport) -> bool:
+def used(report: ReportData) -> bool:
     return bool(report.sections.get(SECTION)) or bool(share_by_phase(report))
 
 
-def summary_lines(report: TraceReport) -> list[str]:
+@summary
+def summary_lines(report: ReportData) -> list[str]:
     if not used(report):
         return []
     lines = ["", "float8 matmuls (the kernels that ran, not the wrappers' advertised dtype):"]

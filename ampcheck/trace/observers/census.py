@@ -12,8 +12,10 @@ from typing import Any
 
 import torch
 
+from ampcheck.trace.observers import Observer
 
-class ModuleCensus:
+
+class ModuleCensus(Observer):
     """Observer base: `read_modules(named_modules)` runs once, with every module the trace
     named that is still alive (see `ModuleTracker.named_modules`)."""
 

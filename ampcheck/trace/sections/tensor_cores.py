@@ -22,8 +22,10 @@ from collections import defaultdict
 from typing import Any, Callable, Iterable, Optional
 
 from ampcheck.findings import Finding
-from ampcheck.trace.report import OpRecord, TraceReport, producer
-from ampcheck.trace.rules import _finding
+from ampcheck.trace.markup import count, escape, num, table
+from ampcheck.trace.model import OpRecord, ReportData
+from ampcheck.trace.sections import finding, page, producer, summary
+from ampcheck.trace.units import pct, si
 
 Check = Callable[[tuple, int], Optional[str]]
 
@@ -123,18 +125,10 @@ def check_for(op_name: str) -> Optional[Check]:
 
 
 # -- reading a report ------------------------------------------------------------------------
-def summary(report: TraceReport) -> dict[str, Any]:
-    """Low-precision matmul-class FLOPs, those whose shapes did not line up, and the share."""
-    checked = [r for r in report.ops if r.misaligned_flops is not None]
-    total = sum(r.flops for r in checked)
-    misaligned = sum(r.misaligned_flops for r in checked)
-    return {"flops": total, "misaligned_flops": misaligned, "share": misaligned / total if total else 0.0}
-
-
-def by_module(report: TraceReport) -> list[dict[str, Any]]:
+def by_module(report: ReportData) -> list[dict[str, Any]]:
     """Per module (all phases): misaligned FLOPs and calls, their share of the low-precision
     matmul FLOPs, and an example shape (a forward one when there is one), largest first."""
-    total = summary(report)["flops"]
+    total = report.tensor_core_alignment()["flops"]
     groups: dict[Optional[str], list[OpRecord]] = defaultdict(list)
     for r in report.ops:
         if r.misaligned_calls:
@@ -157,9 +151,10 @@ def worth_reporting(row: dict[str, Any]) -> bool:
     return row["share"] >= MIN_SHARE and row["misaligned_flops"] / row["misaligned_calls"] >= MIN_CALL_FLOPS
 
 
-def summary_lines(report: TraceReport) -> list[str]:
+@summary
+def summary_lines(report: ReportData) -> list[str]:
     """The Tensor Core part of the text summary (nothing when no low-precision matmul ran)."""
-    totals = summary(report)
+    totals = report.tensor_core_alignment()
     if not totals["flops"]:
         return []
     lines = ["", f"Tensor Core alignment: {totals['share']:.1%} of low-precision matmul FLOPs have a dimension "
@@ -169,13 +164,13 @@ def summary_lines(report: TraceReport) -> list[str]:
     return lines
 
 
-@producer
-def misaligned_matmul_shapes(report: TraceReport) -> Iterable[Finding]:
+@producer("AMP509")
+def misaligned_matmul_shapes(report: ReportData) -> Iterable[Finding]:
     """AMP509: a module whose low-precision matmuls/convolutions cannot be tiled by Tensor Cores."""
-    overall = summary(report)
+    overall = report.tensor_core_alignment()
     for row in filter(worth_reporting, by_module(report)):
         module = f"module `{row['module']}`" if row["module"] else "code outside any module"
-        yield _finding(
+        yield finding(
             "AMP509", row["source"],
             f"{module}: {row['share']:.1%} of low-precision matmul FLOPs ({row['misaligned_flops']:,} FLOPs, "
             f"{row['misaligned_calls']} calls) have a dimension that is not a multiple of {row['multiple']} "
@@ -185,3 +180,29 @@ def misaligned_matmul_shapes(report: TraceReport) -> Iterable[Finding]:
             op=row["op"], module=row["module"], shapes=row["shapes"], flops=row["misaligned_flops"],
             share=row["share"],
         )
+
+
+@page
+def html_part(report: ReportData) -> str:
+    totals = report.tensor_core_alignment()
+    head = '<section id="tensor-cores"><h2>Tensor Core alignment</h2>'
+    if not totals["flops"]:
+        return head + '<p class="muted">No float16/bfloat16 matmul-class ops were traced.</p></section>'
+    share = totals["share"]
+    rows = []
+    for row in by_module(report):
+        tag = ' <b class="bad">AMP509</b>' if worth_reporting(row) else ""
+        rows.append(
+            f"<tr><td><code>{escape(row['module'] or '-')}</code>{tag}</td><td><code>{escape(row['op'])}</code></td>"
+            f"<td><code>{escape(row['shapes'])}</code></td><td>{escape(row['dtype'])}</td>"
+            f"{num(row['misaligned_flops'])}{count(row['misaligned_calls'])}"
+            f"{num(row['share'], pct(row['share']))}<td class='loc'>{escape(row['source'] or '-')}</td></tr>"
+        )
+    rows_table = (table(["module", "op", "first misaligned shapes", "dtype", "misaligned FLOPs", "calls",
+                         "of low-precision FLOPs", "source"], rows) if rows else "")
+    return (f'{head}<p id="misaligned-share"><b class="{"good" if not share else "warn"}">{pct(share)}</b> of the '
+            f'{escape(si(totals["flops"], "FLOP"))} that ran in float16/bfloat16 had a dimension that is not a '
+            "multiple of 16 bytes (8 fp16/bf16 elements): M, K, N of a matmul, channels per group of a "
+            "convolution, the head size of attention. AMP509 marks the modules whose misaligned calls are "
+            f"large enough to matter on a GPU (at least {pct(MIN_SHARE)} of these FLOPs and "
+            f"{si(MIN_CALL_FLOPS, 'FLOP')} per call).</p>{rows_table}</section>")

@@ -1,4 +1,5 @@
-"""Opt-in numerics (`trace(numerics=True)`): overflow, non-finite values and fp16 underflow.
+"""Opt-in numerics (`trace(numerics=True)`): overflow, non-finite values and fp16 underflow
+(the section `ampcheck.trace.sections.numerics` reads).
 
 Per aggregated op record: how many outputs held inf/nan, and the first (step, op, module,
 phase, user line) where one appeared (AMP504); the largest magnitude in fp16 outputs against
@@ -15,27 +16,21 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from ampcheck.findings import Finding
-from ampcheck.trace.report import TraceReport, producer
-from ampcheck.trace.scaler import SECTION as SCALER_SECTION
-from ampcheck.trace.rules import _finding
-from ampcheck.trace.scaler import untraced
+from ampcheck.trace.model import ReportData
+from ampcheck.trace.observers import Observer
+from ampcheck.trace.runtime import dtype_name, untraced
+from ampcheck.trace.sections.numerics import FP16_TINY, SECTION
 
 if TYPE_CHECKING:
     import torch
 
-SECTION = "numerics"
-FP16_MAX = 65504.0
-FP16_TINY = 6.1e-5  # smallest normal fp16 value; below it values are subnormal or flushed
 DEFAULT_HEADROOM_FACTOR = 4.0
 _FLUSH_AT = 100_000  # pending reductions kept on the device before a forced read back
 # outputs that hold uninitialised memory, not values anything computed
 _UNINITIALISED = frozenset({"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided",
                             "empty_permuted"})
-_UNDERFLOW_SHARE = 0.5  # gradient values this share tiny ...
-_UNDERFLOW_MARGIN = 0.25  # ... and this much above the forward's share: AMP506
 
 
 class _Stats:
@@ -52,8 +47,8 @@ class _Stats:
         self.elements = 0
 
 
-class NumericsObserver:
-    """A tracer Observer (duck-typed, see ScalerObserver) that runs on every recorded op."""
+class NumericsObserver(Observer):
+    """Runs on every recorded op; see the module docstring."""
 
     wants_ops = True
 
@@ -111,7 +106,7 @@ class NumericsObserver:
         self._read_back(trace.steps)  # ops after the last optimizer step (a partial step)
         self._sampling = False
 
-    def contribute(self, report: TraceReport) -> None:
+    def contribute(self, report: ReportData) -> None:
         sources = {key: rec[4] for key, rec in self._trace.records.items()}
         records = [_record_json(key, s, sources.get(key)) for key, s in self.stats.items()]
         firsts = [(s.first, r) for s, r in zip(self.stats.values(), records) if s.first is not None]
@@ -190,129 +185,19 @@ class NumericsObserver:
         self._tiny.clear()
 
 
-def _dtype(value: Any) -> Optional[str]:
-    return None if value is None else str(value).replace("torch.", "")
-
-
 def _record_json(key: tuple, stats: _Stats, source: Optional[str]) -> dict[str, Any]:
     info, phase, module, _, out_dtype, _, device, _ = key
     return {
         "op": info.op,
         "phase": phase,
         "module": module,
-        "out_dtype": _dtype(out_dtype),
+        "out_dtype": dtype_name(out_dtype),
         "device": device,
         "source": source,
         "outputs": stats.outputs,
         "nonfinite": stats.nonfinite,
         "first_step": stats.first[0] if stats.first else None,
-        "max_abs": stats.max_abs if out_dtype is not None and _dtype(out_dtype) == "float16" else None,
+        "max_abs": stats.max_abs if out_dtype is not None and dtype_name(out_dtype) == "float16" else None,
         "tiny": stats.tiny,
         "elements": stats.elements,
     }
-
-
-# -- reading the section (no torch) ---------------------------------------------------------
-def underflow_by_module(section: dict[str, Any]) -> dict[str, dict[str, float]]:
-    """Share of tiny (zero or subnormal) fp16 values per module, forward and backward."""
-    acc: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
-    for rec in section["records"]:
-        if rec["elements"] and rec["phase"] in ("forward", "backward"):
-            slot = acc[rec["module"] or "<top>"][rec["phase"]]
-            slot[0] += rec["tiny"]
-            slot[1] += rec["elements"]
-    return {
-        module: {f"{phase}_share": tiny / total for phase, (tiny, total) in phases.items()}
-        | {f"{phase}_elements": total for phase, (_, total) in phases.items()}
-        for module, phases in sorted(acc.items())
-    }
-
-
-def summary_lines(report: TraceReport) -> list[str]:
-    """The numerics part of the text summary."""
-    section = report.sections.get(SECTION)
-    if not section:
-        return []
-    first = section["first_nonfinite"]
-    lines = ["", f"numerics ({section['steps_sampled']} optimizer step(s) sampled, one in {section['every']}):",
-             f"  first inf/nan: step {first['first_step']}, {_where(first)} at {first['source']}"
-             if first else "  no inf/nan"]
-    fp16 = [r for r in section["records"] if r["max_abs"] is not None and r["phase"] == "forward"]
-    if fp16:
-        peak = max(fp16, key=lambda r: r["max_abs"])
-        lines.append(f"  largest forward fp16 magnitude: {peak['max_abs']:g} "
-                     f"({peak['max_abs'] / FP16_MAX:.1%} of 65504), {_where(peak)}")
-    for phase in ("forward", "backward"):
-        rows = [r for r in section["records"] if r["phase"] == phase and r["elements"]]
-        total = sum(r["elements"] for r in rows)
-        if total:
-            lines.append(f"  fp16 {phase} values zero or subnormal: {sum(r['tiny'] for r in rows) / total:.1%}")
-    return lines
-
-
-@producer
-def findings(report: TraceReport) -> Iterable[Finding]:
-    section = report.sections.get(SECTION)
-    if not section:
-        return
-    yield from _nonfinite(section, SCALER_SECTION in report.sections)
-    limit = FP16_MAX / section["headroom_factor"]
-    for rec in section["records"]:
-        if rec["phase"] == "forward" and rec["max_abs"] is not None and rec["max_abs"] >= limit:
-            yield _finding(
-                "AMP505", rec["source"],
-                f"{_where(rec)} produced fp16 values up to {rec['max_abs']:g}, within "
-                f"{section['headroom_factor']:g}x of fp16's maximum 65504: a slightly larger input "
-                "overflows to inf; keep this op in fp32 or bf16, or rescale its inputs",
-                op=rec["op"], module=rec["module"], max_abs=rec["max_abs"],
-            )
-    yield from _underflow(section)
-
-
-def _where(rec: dict[str, Any]) -> str:
-    name = rec["op"].split(".")[1] if rec["op"].count(".") >= 2 else rec["op"]
-    module = f" in module `{rec['module']}`" if rec["module"] else ""
-    return f"{name} ({rec['phase']}){module}"
-
-
-def _nonfinite(section: dict[str, Any], scaled: bool) -> Iterable[Finding]:
-    """AMP504 at the first op that produced inf/nan. Under a GradScaler, inf/nan appearing only
-    in gradients is the scaler's business (it skips the step; AMP507 watches how often)."""
-    first = section["first_nonfinite"]
-    if first is None:
-        return
-    bad = [r for r in section["records"] if r["nonfinite"]]
-    if scaled and all(r["phase"] == "backward" for r in bad):
-        return
-    total = sum(r["nonfinite"] for r in bad)
-    yield _finding(
-        "AMP504", first["source"],
-        f"inf/nan first appeared at step {first['first_step']} in {_where(first)} "
-        f"({first['out_dtype']} output); {total} op outputs held inf/nan in {len(bad)} op record(s)",
-        op=first["op"], module=first["module"], phase=first["phase"], step=first["first_step"],
-        nonfinite_outputs=total,
-    )
-
-
-def _underflow(section: dict[str, Any]) -> Iterable[Finding]:
-    shares = underflow_by_module(section)
-    hit = {
-        m: s for m, s in shares.items()
-        if s.get("backward_share", 0.0) >= _UNDERFLOW_SHARE
-        and s["backward_share"] >= s.get("forward_share", 0.0) + _UNDERFLOW_MARGIN
-    }
-    if not hit:
-        return
-    worst = max(hit, key=lambda m: hit[m]["backward_share"])
-    grads = [r for r in section["records"] if r["phase"] == "backward" and r["elements"]]
-    tiny = sum(r["tiny"] for r in grads)
-    total = sum(r["elements"] for r in grads)
-    source = next((r["source"] for r in grads if (r["module"] or "<top>") == worst), None)
-    yield _finding(
-        "AMP506", source,
-        f"{tiny / total:.0%} of fp16 gradient values were zero or subnormal (< 6.1e-5) against "
-        f"{shares[worst].get('forward_share', 0.0):.0%} of forward values in `{worst}` "
-        f"({hit[worst]['backward_share']:.0%} of its gradients; {len(hit)} module(s) affected): "
-        "gradients underflow in fp16; scale the loss (torch.amp.GradScaler) or use bf16",
-        modules=sorted(hit), share=tiny / total,
-    )
