@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ampcheck.trace import merge
 from ampcheck.trace.observers.sharding import fsdp_module_of
-from ampcheck.trace.report import TraceReport
+from ampcheck.trace.report import TraceReport, load
 from ampcheck.trace.sections import sharding
 from distributed_runs import traced
 
@@ -44,7 +43,7 @@ def test_gradients_reduce_scattered_in_bf16_raise_amp511_per_fully_shard_module(
 @pytest.mark.slow
 def test_the_merged_ranks_report_amp511_once_per_module():
     directory = traced("fsdp2_reduce_dtype.py", "--reduce-dtype", "bfloat16")
-    found = merge.load([str(directory)]).findings(select=["AMP511"])
+    found = load([str(directory)]).findings(select=["AMP511"])
     assert sorted(f.extra["module"] for f in found) == sorted(FSDP_MODULES)
     assert all(f.extra["calls"] == 4 for f in found)  # 2 steps x 2 ranks
 

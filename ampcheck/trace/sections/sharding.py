@@ -95,7 +95,7 @@ def policy_text(row: dict[str, Any]) -> str:
             f"output_dtype={row['output_dtype']})")
 
 
-@producer("AMP511")
+@producer("AMP511", ranks=2)
 def gradients_reduced_in_low_precision(report: ReportData) -> Iterable[Finding]:
     """AMP511: gradients reduce-scattered / all-reduced in float16 or bfloat16."""
     data = section(report)
@@ -124,7 +124,7 @@ def _loss_scaled(report: ReportData) -> bool:
     return bool(report.sections.get(SCALER, {}).get("scalers"))
 
 
-@producer("AMP512")
+@producer("AMP512", ranks=2)
 def fp16_params_without_loss_scaling(report: ReportData) -> Iterable[Finding]:
     """AMP512: a fully_shard module computes in float16 (its parameters all-gathered in fp16)
     in a trace that trains, with no enabled GradScaler."""
