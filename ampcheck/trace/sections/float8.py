@@ -18,8 +18,10 @@ import enum
 from collections import defaultdict
 from typing import Any
 
+from ampcheck.trace.markup import count, escape, num, table
 from ampcheck.trace.model import ReportData, sum_rows
-from ampcheck.trace.sections import summary
+from ampcheck.trace.sections import page, summary
+from ampcheck.trace.units import pct, si
 
 SECTION = "float8"
 CUDA_MULTIPLE = 16
@@ -133,3 +135,37 @@ def summary_lines(report: ReportData) -> list[str]:
 def _label(row: dict[str, Any]) -> str:
     return f"{row['module']} ({row['class']})"
 
+
+
+@page
+def html_part(report: ReportData) -> str:
+    head = '<section id="float8"><h2>Float8</h2>'
+    if not used(report):
+        return head + '<p class="muted">No float8 matmuls were traced.</p></section>'
+    cards = "".join(
+        f'<div class="card" id="float8-{escape(phase)}"><div class="v">{pct(share["share"])}</div>'
+        f'<div class="l">{escape(phase)} matmul FLOPs in float8 ({escape(si(share["float8_flops"], "FLOP"))} of '
+        f'{escape(si(share["flops"], "FLOP"))})</div></div>'
+        for phase, share in share_by_phase(report).items()
+    )
+    kernels = table(["phase", "kernel", "a", "b", "output", "scaling", "calls", "FLOPs"], [
+        f"<tr><td>{escape(r['phase'])}</td><td><code>_scaled_mm</code></td><td>{escape(r['a_dtype'])}</td>"
+        f"<td>{escape(r['b_dtype'])}</td><td>{escape(r['out_dtype'])}</td><td>{escape(r['recipe'])}</td>"
+        f"{count(r['calls'])}{num(r['flops'])}</tr>"
+        for r in recipes(report)
+    ])
+    rows = left_out(report)
+    linears = (report.sections.get(SECTION) or {}).get("linears", [])
+    left = (
+        f'<h3 id="float8-left-out">Linears left out of float8: {len(rows)} of {len(linears)}, '
+        f'{pct(sum(r["share"] for r in rows))} of matmul FLOPs</h3>'
+        + table(["module", "class", "in", "out", "of matmul FLOPs", "why"], [
+            f"<tr><td><code>{escape(r['module'])}</code></td><td>{escape(r['class'])}</td>{count(r['in_features'])}"
+            f"{count(r['out_features'])}{num(r['share'], pct(r['share']))}<td>{escape(r['reason'])}</td></tr>"
+            for r in rows
+        ])
+        if linears else ""
+    )
+    return (f'{head}<p>The kernels that ran, not the dtype a float8 wrapper tensor advertises: float8 matmul '
+            f'FLOPs count as low precision and as their own class.</p><div class="cards">{cards}</div>'
+            f"<h3>Float8 matmuls</h3>{kernels}{left}</section>")

@@ -19,8 +19,9 @@ from collections import defaultdict
 from typing import Any, Iterable, Optional
 
 from ampcheck.findings import Finding
+from ampcheck.trace.markup import escape, table
 from ampcheck.trace.model import LOW_PRECISION, ReportData, sum_rows
-from ampcheck.trace.sections import finding, producer, summary
+from ampcheck.trace.sections import finding, page, producer, summary
 from ampcheck.trace.sections.scaler import SECTION as SCALER
 
 SECTION = "sharding"
@@ -168,3 +169,37 @@ def summary_lines(report: ReportData) -> list[str]:
         hooks = ", ".join(ddp["comm_hooks"]) or "none"
         lines += ["", f"DDP `{ddp['module']}`: communication hooks: {hooks}; gradients all-reduced in {_dtypes(reduced)}"]
     return lines
+
+
+@page
+def html_part(report: ReportData) -> str:
+    head = '<section id="sharding"><h2>FSDP2 / DDP precision</h2>'
+    data = section(report)
+    if not (data["fsdp"] or data["ddp"]):
+        return head + '<p class="muted">No FSDP2 (fully_shard) or DDP module was traced.</p></section>'
+    body = ('<p>Each policy as configured, and the dtypes its collectives really ran in (seen at dispatch). '
+            "AMP511 marks gradients reduced in float16/bfloat16.</p>")
+    rows = []
+    for r in policy_rows(report):
+        low = [d for d in r["reduce"] if d in LOW_PRECISION]
+        tag = ' <b class="bad">AMP511</b>' if low else ""
+        rows.append(
+            f"<tr><td><code>{escape(r['module'])}</code>{tag}</td><td>{escape(r['class'])}</td>"
+            f"<td>{escape(r['param_dtype'] or '-')}</td><td>{escape(r['reduce_dtype'] or '-')}</td>"
+            f"<td>{escape(r['output_dtype'] or '-')}</td><td>{'yes' if r['cast_forward_inputs'] else 'no'}</td>"
+            f"<td>{escape(_dtypes(r['all_gather']))}</td><td class=\"{'bad' if low else 'good'}\">"
+            f"{escape(_dtypes(r['reduce']))}</td></tr>"
+        )
+    if rows:
+        body += '<h3 id="fsdp-policies">FSDP2 MixedPrecisionPolicy per fully_shard module</h3>' + table(
+            ["module", "class", "param_dtype", "reduce_dtype", "output_dtype", "cast_forward_inputs",
+             "all-gather (observed)", "gradient reduce (observed)"], rows)
+    reduced = observed_dtypes(report, None, [Collective.ALL_REDUCE.value], "backward")
+    ddp_rows = [
+        f"<tr><td><code>{escape(d['module'])}</code></td><td>{escape(', '.join(d['comm_hooks']) or 'none')}</td>"
+        f"<td>{escape(_dtypes(reduced))}</td></tr>"
+        for d in data["ddp"]
+    ]
+    if ddp_rows:
+        body += "<h3>DDP</h3>" + table(["module", "communication hooks", "gradient all-reduce (observed)"], ddp_rows)
+    return f"{head}{body}</section>"
