@@ -58,7 +58,7 @@ def _offenders(report: ReportData, phase: str) -> list[str]:
     ranked = sorted(groups.items(), key=lambda kv: -kv[1])
     lines = [f"  {phase}: ops that did not run in fp16/bf16 (share of {phase} matmul FLOPs):"]
     for (name, module, dtype, autocast, source), flops in ranked[:SHOWN]:
-        lines.append(f"    {name} in module {module or '-'}: {flops / total:.1%} in {dtype}, "
+        lines.append(f"    {name} in module {report.module_label(module)}: {flops / total:.1%} in {dtype}, "
                      f"autocast {autocast or 'off'}, at {source or '?'}")
     if len(ranked) > SHOWN:
         lines.append(f"    ... and {len(ranked) - SHOWN} more")
@@ -66,5 +66,5 @@ def _offenders(report: ReportData, phase: str) -> list[str]:
                if phase in cov and cov[phase]["share"] < 1.0}
     if modules:
         lines.append(f"  {phase}: modules below 100%: "
-                     + ", ".join(f"{name} {share:.1%}" for name, share in sorted(modules.items())))
+                     + ", ".join(f"{report.module_label(name)} {share:.1%}" for name, share in sorted(modules.items())))
     return lines

@@ -84,7 +84,7 @@ class TraceDiff:
             lines += [f"  {m['module']:<32}{relative(m['before']):>9} -> {relative(m['after'])}"
                       for m in self.precision_loss[:LISTED]]
         lines += ["", "new float32 matmuls:"]
-        lines += [f"  {m['op']} ({m['phase']}) in {m['module'] or 'no module'}: {si(m['flops'], 'FLOP')}"
+        lines += [f"  {m['op']} ({m['phase']}) in {m['module_label'] if m['module'] else 'no module'}: {si(m['flops'], 'FLOP')}"
                   f"{' at ' + m['source'] if m['source'] else ''}" for m in self.new_fp32_matmuls] or ["  none"]
         lines += ["", "new findings:"]
         lines += [f"  {f.location}: {f.code} {f.message}" for f in self.new_findings] or ["  none"]
@@ -162,7 +162,7 @@ def _fp32_matmuls(report: ReportData) -> dict[tuple, dict[str, Any]]:
 
 def _new_fp32_matmuls(before: ReportData, after: ReportData) -> list[dict[str, Any]]:
     old = _fp32_matmuls(before)
-    new = [{"op": op, "phase": phase, "module": module, **value}
+    new = [{"op": op, "phase": phase, "module": module, "module_label": after.module_label(module), **value}
            for (op, phase, module), value in _fp32_matmuls(after).items() if (op, phase, module) not in old]
     return sorted(new, key=lambda m: -m["flops"])
 

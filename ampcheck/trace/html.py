@@ -127,7 +127,7 @@ def _modules(report: ReportData) -> str:
     rows = []
     for name, cov in report.module_coverage().items():
         fwd, bwd = cov.get("forward", {}), cov.get("backward", {})
-        rows.append(f"<tr><td><code>{escape(name)}</code></td>{num(fwd.get('flops'))}"
+        rows.append(f"<tr><td><code>{escape(report.module_label(name))}</code></td>{num(fwd.get('flops'))}"
                     f"{num(fwd.get('share'), pct(fwd.get('share')))}{num(bwd.get('flops'))}"
                     f"{num(bwd.get('share'), pct(bwd.get('share')))}</tr>")
     if not rows:
@@ -145,16 +145,17 @@ def _ops(report: ReportData) -> str:
         ran = {True: "yes", False: "no", None: "-"}[r.ran_as_policy]
         rows.append(
             f"<tr><td><code>{escape(r.name)}</code></td><td>{escape(r.phase)}</td><td><code>"
-            f"{escape(r.module or '-')}</code></td><td>{escape(', '.join(d or '-' for d in r.in_dtypes))}</td>"
+            f"{escape(report.module_label(r.module))}</code></td><td>{escape(', '.join(d or '-' for d in r.in_dtypes))}</td>"
             f"<td>{escape(r.out_dtype or '-')}</td><td>{escape(r.autocast or 'off')}</td><td>{escape(r.policy)}</td>"
-            f"<td>{ran}</td><td>{aligned[r.tensor_core_aligned]}</td>{count(r.count)}{num(r.flops)}"
+            f"<td>{ran}</td><td>{aligned[r.tensor_core_aligned]}</td><td>{'compiled' if r.compiled else 'eager'}</td>"
+            f"{count(r.count)}{num(r.flops)}"
             f"{num(r.bytes_read + r.bytes_written)}"
             f"<td class='loc'>{escape(r.source or '-')}</td></tr>"
         )
     more = (f'<p class="muted">Showing the first {MAX_OP_ROWS} of {len(ops)} records by FLOPs.</p>'
             if len(ops) > MAX_OP_ROWS else "")
     grid = table(["op", "phase", "module", "inputs", "output", "autocast", "policy", "as policy",
-                    "Tensor Core aligned", "count", "FLOPs", "bytes", "source"], rows)
+                    "Tensor Core aligned", "code", "count", "FLOPs", "bytes", "source"], rows)
     return f'<section id="ops"><h2>Ops ({len(ops)} records)</h2>{more}{grid}</section>'
 
 

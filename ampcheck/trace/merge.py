@@ -46,6 +46,7 @@ def merge(reports: Iterable[ReportData]) -> ReportData:
         meta=_merged_meta(ranked),
         ops=_sum_ops(report for _, report in ranked),
         weights=_sum_weights(report for _, report in ranked),
+        module_classes={name: cls for _, report in ranked for name, cls in report.module_classes.items()},
     )
     scalers = [
         {**scaler, "label": f"{scaler['label']} (rank {rank})", "rank": rank}
@@ -132,7 +133,8 @@ def _sum(items: Iterable[Any], key: Callable[[Any], tuple], fields: tuple[str, .
 def _sum_ops(reports: Iterable[ReportData]) -> list[OpRecord]:
     return _sum(
         (r for report in reports for r in report.ops),
-        lambda r: (r.op, r.phase, r.module, r.in_dtypes, r.out_dtype, r.autocast, r.device, r.cast, r.policy),
+        lambda r: (r.op, r.phase, r.module, r.in_dtypes, r.out_dtype, r.autocast, r.device, r.cast, r.policy,
+                   r.compiled),
         ("count", "flops", "bytes_read", "bytes_written", "misaligned_flops", "misaligned_calls"),
         ("source", "misaligned_shapes"),
     )

@@ -11,7 +11,7 @@ on top fills one.
     and loaded verbatim, so it round-trips exactly. One top-level key per feature.
   * `ReportData.meta` carries run facts (torch version, steps, wall time, rank, argv).
   * JSON shape: {"schema_version", "meta", "ops": [OpRecord], "weights": [WeightCasts],
-    "sections", "summary"}. "summary" (coverage, per-module coverage, casts) and each op's
+    "sections", "module_classes": {name: class}, "summary"}. "summary" (coverage, per-module coverage, casts) and each op's
     "ran_as_policy" are derived, written for readers of the file and recomputed on load. Bump
     SCHEMA_VERSION on any incompatible change.
 """
@@ -22,8 +22,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-SCHEMA_VERSION = 2  # 2: op records carry Tensor Core alignment (misaligned_*)
-READABLE_VERSIONS = (1, 2)
+# 2: op records carry Tensor Core alignment (misaligned_*); 3: module classes; 4: op records
+# say whether compiled code ran them
+SCHEMA_VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
 LOW_PRECISION = frozenset({"float16", "bfloat16"})
 PHASES = ("forward", "backward", "recompute", "optimizer")
 
@@ -43,7 +45,8 @@ class OpRecord:
     outside torch and ampcheck when the record was first seen. For matmul-class ops with a
     low-precision output, `misaligned_flops`/`misaligned_calls` count the calls whose shapes
     Tensor Cores cannot tile and `misaligned_shapes` describes the first (see tensor_cores);
-    `misaligned_flops` is None for every other record.
+    `misaligned_flops` is None for every other record. `compiled`: the op ran in a
+    torch.compile'd module's compiled code (a kernel of it), not eagerly.
     """
 
     op: str
@@ -63,6 +66,7 @@ class OpRecord:
     misaligned_flops: Optional[int] = None
     misaligned_calls: int = 0
     misaligned_shapes: Optional[str] = None
+    compiled: bool = False
 
     @property
     def name(self) -> str:
@@ -147,6 +151,7 @@ class ReportData:
     ops: list[OpRecord] = field(default_factory=list)
     weights: list[WeightCasts] = field(default_factory=list)
     sections: dict[str, Any] = field(default_factory=dict)
+    module_classes: dict[str, str] = field(default_factory=dict)  # module name -> class name
     schema_version: int = SCHEMA_VERSION
 
     # -- persistence ---------------------------------------------------------------
@@ -157,6 +162,7 @@ class ReportData:
             "ops": [r.to_json() for r in self.ops],
             "weights": [w.to_json() for w in self.weights],
             "sections": self.sections,
+            "module_classes": self.module_classes,
             "summary": {"coverage": self.coverage(), "modules": self.module_coverage(), "casts": self.cast_totals(),
                         "tensor_cores": self.tensor_core_alignment()},
         }
@@ -172,6 +178,7 @@ class ReportData:
             ops=[OpRecord.from_json(r) for r in data["ops"]],
             weights=[WeightCasts.from_json(w) for w in data["weights"]],
             sections=data["sections"],
+            module_classes=data.get("module_classes", {}),  # files before version 3: unknown
         )
 
     def dumps(self) -> str:
@@ -252,6 +259,17 @@ class ReportData:
         total = sum(r.flops for r in checked)
         misaligned = sum(r.misaligned_flops for r in checked)
         return {"flops": total, "misaligned_flops": misaligned, "share": misaligned / total if total else 0.0}
+
+    def module_label(self, name: Optional[str]) -> str:
+        """`lm_head (Linear)`: a module's name and class; the name alone where the name says the
+        class already (a root `MLP`, `Linear#2`) or the class is unknown (files before version 3);
+        `-` for no module."""
+        if name is None:
+            return "-"
+        cls = self.module_classes.get(name)
+        if cls is None or name.rpartition(".")[2].partition("#")[0] == cls:
+            return name
+        return f"{name} ({cls})"
 
     @property
     def total_ops(self) -> int:

@@ -17,12 +17,14 @@ re-running forward) is recompute; its ops are attributed through the stack.
 
 Names: a module first seen at the top of the stack is a root, named by its class (`MLP`;
 the second root of the same class `Linear#2`, and so on); its
-descendants get their state_dict names relative to it (`encoder.layers.3.attn`). No tensors
+descendants get their state_dict names relative to it (`encoder.layers.3.attn`), and
+`classes` keeps each name's class for the report (`lm_head (Linear)`). No tensors
 are held: modules and parameters are known by weak reference.
 """
 from __future__ import annotations
 
 import bisect
+import sys
 import weakref
 from typing import Any, Callable, Optional
 
@@ -32,6 +34,7 @@ from torch.nn.modules import module as nn_module
 _graph_task_id = torch._C._current_graph_task_id
 _sequence_nr = torch._C._autograd._get_sequence_nr
 _grad_enabled = torch.is_grad_enabled
+_compiling = torch.compiler.is_compiling
 ACCUMULATE_GRAD_SEQ = 2**64 - 1  # AccumulateGrad nodes carry UINT64_MAX
 MAX_INTERVALS = 1_000_000  # forward calls kept without any backward (grad on, no backward)
 
@@ -50,6 +53,8 @@ class ModuleTracker:
         self._names: dict[int, tuple[weakref.ref, str]] = {}
         self._params: dict[int, tuple[weakref.ref, str]] = {}  # id(parameter) -> (weak ref, name)
         self.roots: list[str] = []
+        self.classes: dict[str, str] = {}  # module name -> class name, for the report's rows
+        self.compiled: set[str] = set()  # names of torch.compile'd modules: compiled regions
         self._handles: list[Any] = []
         # intervals of autograd sequence numbers per forward module call, in call order
         self._starts: list[int] = []
@@ -67,18 +72,23 @@ class ModuleTracker:
             handle.remove()
         self._handles = []
 
+    @property
+    def hooked(self) -> bool:
+        """Whether the module hooks are registered now."""
+        return bool(self._handles)
+
     def add_root(self, root: torch.nn.Module) -> None:
         """Name `root` and all its descendants; their parameters become identifiable weights."""
         if self._known(root) is not None:
             return
-        root_name = type(root).__name__
+        root_name = type(compiled_module(root) or root).__name__
         taken = self.roots.count(root_name) + sum(r.startswith(f"{root_name}#") for r in self.roots)
         if taken:  # several roots of one class (standalone layers): tell them apart
             root_name = f"{root_name}#{taken + 1}"
         self.roots.append(root_name)
         for name, mod in root.named_modules(remove_duplicate=False):
             if self._known(mod) is None:
-                self._names[id(mod)] = (weakref.ref(mod), name or root_name)
+                self._remember(mod, name or root_name)
         for name, param in root.named_parameters(remove_duplicate=False):
             # a root's own parameters are named after it, as the root module is
             if self.param_name(param) is None:
@@ -108,16 +118,25 @@ class ModuleTracker:
         name = self._known(mod)
         if name is not None:
             return name
-        if type(mod).__name__ == "OptimizedModule":
-            self._on_compiled()
         if self.stack:  # created on the fly inside a known module's forward
-            name = f"{self.stack[-1][0]}.{type(mod).__name__}"
-            self._names[id(mod)] = (weakref.ref(mod), name)
+            name = f"{self.stack[-1][0]}.{type(compiled_module(mod) or mod).__name__}"
+            self._remember(mod, name)
             return name
         self.add_root(mod)
         return self._names[id(mod)][1]
 
+    def _remember(self, mod: torch.nn.Module, name: str) -> None:
+        """Name `mod`; a torch.compile'd module is named, and classed, as the module it compiles."""
+        self._names[id(mod)] = (weakref.ref(mod), name)
+        inner = compiled_module(mod)
+        self.classes.setdefault(name, type(inner or mod).__name__)
+        if inner is not None:
+            self.compiled.add(name)
+            self._on_compiled()
+
     def _pre(self, mod: torch.nn.Module, args: Any) -> None:
+        if _compiling():  # inlined by Dynamo into a graph it compiles: leave no trace there
+            return
         in_backward = _graph_task_id() != -1
         if in_backward:
             self.recompute_depth += 1
@@ -136,6 +155,8 @@ class ModuleTracker:
         self.current = name
 
     def _post(self, mod: torch.nn.Module, args: Any, output: Any) -> None:
+        if _compiling():
+            return
         stack = self.stack
         if not stack:
             return
@@ -161,3 +182,12 @@ class ModuleTracker:
                 return name
             i = parent
         return None
+
+
+def compiled_module(mod: torch.nn.Module) -> Optional[torch.nn.Module]:
+    """The module a `torch.compile(module)` wrapper compiles; None for any other module.
+    Without torch._dynamo imported nothing has been compiled, so it is not imported here."""
+    eval_frame = sys.modules.get("torch._dynamo.eval_frame")
+    if eval_frame is not None and isinstance(mod, eval_frame.OptimizedModule):
+        return mod._orig_mod
+    return None

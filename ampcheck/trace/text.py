@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from ampcheck.trace import sections
+from ampcheck.trace.columns import columns
 from ampcheck.trace.model import ReportData
 from ampcheck.trace.units import pct, si
 
@@ -49,18 +50,18 @@ def render_text(report: ReportData, top: int = 10) -> str:
     lines.append(f"  repeated weight casts: {casts['repeated_weight_casts']}")
     flops_rows = sorted((r for r in report.ops if r.flops), key=lambda r: -r.flops)[:top]
     if flops_rows:
-        lines += ["", f"top {len(flops_rows)} records by FLOPs:",
-                  f"  {'op':<34}{'phase':<10}{'dtype':<10}{'autocast':<10}{'FLOPs':>12}  module"]
-        for r in flops_rows:
-            lines.append(f"  {r.name:<34}{r.phase:<10}{r.out_dtype or '-':<10}{r.autocast or 'off':<10}"
-                         f"{si(r.flops, ''):>12}  {r.module or '-'}")
+        lines += ["", f"top {len(flops_rows)} records by FLOPs:"]
+        lines += columns(["op", "phase", "dtype", "autocast", "code", "FLOPs", "module"],
+                         [[r.name, r.phase, r.out_dtype or "-", r.autocast or "off",
+                           "compiled" if r.compiled else "eager", si(r.flops), report.module_label(r.module)]
+                          for r in flops_rows], right=[5])
     modules = {name: cov for name, cov in report.module_coverage().items() if "." not in name}
     if modules:
-        lines += ["", "modules (low-precision share of matmul FLOPs, forward / backward):"]
-        for name, cov in modules.items():
-            fwd = cov.get("forward", {}).get("share")
-            bwd = cov.get("backward", {}).get("share")
-            lines.append(f"  {name:<40}{pct(fwd):>8} / {pct(bwd)}")
+        lines += ["", "modules (low-precision share of matmul FLOPs):"]
+        lines += columns(["module", "forward", "backward"],
+                         [[report.module_label(name), pct(cov.get("forward", {}).get("share")),
+                           pct(cov.get("backward", {}).get("share"))] for name, cov in modules.items()],
+                         right=[1, 2])
     lines += sections.summary_lines(report)
     found = sections.findings(report)
     if found:

@@ -28,7 +28,11 @@ as does entering a finished trace again. Higher-order ops (flex_attention, torch
 to run under a dispatch mode that does not handle them, this one included.
 Tensor subclasses: an op on a wrapper subclass (torchao's Float8TrainingTensor, DTensor) is
 recorded as the plain-tensor kernels the subclass runs, with their real dtypes (subclasses.py).
-`torch.compile`: under a dispatch mode compiled code runs eagerly; the trace warns once.
+`torch.compile`: where torch lets a dispatch mode ignore compile internals (2.13 does) the
+mode stays out of Dynamo's way, so compiled code runs compiled and the records of its kernels
+are marked `compiled`; the module hooks and the patched methods do nothing while Dynamo traces
+them. `observers/compiled.py` adds what the compiled graphs compute. Elsewhere, or with
+`compiled=False`, compiled code runs eagerly and the trace warns once.
 """
 from __future__ import annotations
 
@@ -45,6 +49,7 @@ from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatc
 from ampcheck.trace import flops, policy
 from ampcheck.trace.modules import ModuleTracker
 from ampcheck.trace.observers import Observer
+from ampcheck.trace.observers.compiled import CompileWatch
 from ampcheck.trace.observers.float8 import Float8Observer
 from ampcheck.trace.observers.fp32_compare import Fp32Comparison
 from ampcheck.trace.observers.numerics import NumericsObserver
@@ -61,6 +66,10 @@ from ampcheck.trace.subclasses import SubclassDispatch, dispatch_for
 __all__ = ["trace", "Trace", "Observer", "DEFAULT_OBSERVERS"]
 
 _ACTIVE: Optional["Trace"] = None
+# torch lets a mode stay out of torch.compile's way (2.13 does): off while Dynamo compiles, on while
+# the compiled code runs (before, Dynamo falls back to eager under any dispatch mode)
+COMPILED_SUPPORTED = hasattr(TorchDispatchMode, "ignore_compile_internals")
+_compiling = torch.compiler.is_compiling
 _graph_task_id = torch._C._current_graph_task_id
 _current_node = torch._C._current_autograd_node
 _Tensor = torch.Tensor
@@ -226,7 +235,8 @@ class _Mode(TorchDispatchMode):
                 cast = "user"
             else:
                 cast = "autocast"
-        key = (info, phase, module, dtypes, out_dtype, autocast, device, cast)
+        key = (info, phase, module, dtypes, out_dtype, autocast, device, cast,
+               module in tracker.compiled if tracker.compiled else False)
         rec = t.records.get(key)
         if rec is None:
             multiple = tensor_cores.multiple_for(dtype_name(out_dtype)) if info.align is not None else None
@@ -256,10 +266,19 @@ class _Mode(TorchDispatchMode):
         return out
 
 
+class _CompiledMode(_Mode):
+    """The mode that lets compiled code run compiled: Dynamo compiles under it (the mode is off
+    while it does) and the mode sees the kernels the compiled code runs."""
+
+    @classmethod
+    def ignore_compile_internals(cls) -> bool:
+        return True
+
+
 class Trace:
     """The context manager `ampcheck.trace()` returns; `report` is set when it exits."""
 
-    key_fields = ("op", "phase", "module", "in_dtypes", "out_dtype", "autocast", "device", "cast")
+    key_fields = ("op", "phase", "module", "in_dtypes", "out_dtype", "autocast", "device", "cast", "compiled")
 
     def __init__(
         self,
@@ -273,6 +292,7 @@ class Trace:
         numerics_every: int = 1,
         compare_fp32: bool = False,
         compare_threshold: float = DEFAULT_THRESHOLD,
+        compiled: bool = True,
     ) -> None:
         if numerics:
             observers = [*observers, NumericsObserver(every=numerics_every)]
@@ -290,6 +310,11 @@ class Trace:
         self.step_limit = steps
         self.observers = [factory() for factory in DEFAULT_OBSERVERS] + list(observers)
         self.op_observers = [o for o in self.observers if o.wants_ops]
+        # compiled code runs compiled where torch lets a mode stay out of its way, and
+        # `compiled=False` asks for today's fallback anyway: compiled code run eagerly
+        self.compiled = compiled and COMPILED_SUPPORTED
+        if self.compiled:
+            self.observers.append(CompileWatch())
         self.modules = ModuleTracker(on_compiled=self._warn_compiled)
         if model is not None:
             self.modules.add_root(model)
@@ -330,7 +355,7 @@ class Trace:
             for observer in self.observers:
                 observer.on_start(self)
             self.recording = True
-            self._mode = _Mode(self)
+            self._mode = (_CompiledMode if self.compiled else _Mode)(self)
             self._mode.__enter__()
         except BaseException:
             self._stop()
@@ -397,12 +422,16 @@ class Trace:
 
         @functools.wraps(enter)
         def __enter__(ac: Any) -> Any:
+            if _compiling():  # Dynamo traces this into a graph: no Python side effects there
+                return enter(ac)
             result = enter(ac)
             trace._autocast_changed(ac, +1)
             return result
 
         @functools.wraps(exit_)
         def __exit__(ac: Any, *exc: Any) -> Any:
+            if _compiling():
+                return exit_(ac, *exc)
             result = exit_(ac, *exc)
             trace._autocast_changed(ac, -1)
             return result
@@ -416,6 +445,8 @@ class Trace:
 
         @functools.wraps(original)
         def method(tensor: Any, *args: Any, **kwargs: Any) -> Any:
+            if _compiling():
+                return original(tensor, *args, **kwargs)
             trace.user_cast_depth += 1
             try:
                 return original(tensor, *args, **kwargs)
@@ -431,12 +462,16 @@ class Trace:
         @functools.wraps(original)
         def compile(*args: Any, **kwargs: Any) -> Any:
             trace._warn_compiled()
-            return original(*args, **kwargs)
+            result = original(*args, **kwargs)
+            for observer in trace.observers:  # Dynamo is imported now: watch what it compiles
+                if isinstance(observer, CompileWatch):
+                    observer.watch_dynamo()
+            return result
 
         self._patch(torch, "compile", compile)
 
     def _warn_compiled(self) -> None:
-        if not self._warned_compile:
+        if not self.compiled and not self._warned_compile:
             self._warned_compile = True
             warnings.warn(
                 "ampcheck.trace: torch.compile'd code runs eagerly while traced "
@@ -493,7 +528,7 @@ class Trace:
     # -- report ----------------------------------------------------------------------
     def _build_report(self) -> TraceReport:
         ops = []
-        for (info, phase, module, dtypes, out_dtype, autocast, device, cast), rec in self.records.items():
+        for (info, phase, module, dtypes, out_dtype, autocast, device, cast, compiled), rec in self.records.items():
             count, nflops, nread, nwritten, source, multiple, misaligned_flops, misaligned_calls, shapes = rec
             ops.append(OpRecord(
                 op=info.op,
@@ -513,6 +548,7 @@ class Trace:
                 misaligned_flops=None if multiple is None else misaligned_flops,
                 misaligned_calls=misaligned_calls,
                 misaligned_shapes=shapes,
+                compiled=compiled,
             ))
         weights = [
             WeightCasts(weight=name, src_dtype=dtype_name(src), dst_dtype=dtype_name(dst), kind=kind,
@@ -526,6 +562,7 @@ class Trace:
                 "phases": sorted(self.phases),
                 "modules": self.attribute,
                 "roots": list(self.modules.roots),
+                "compiled_code": "compiled" if self.compiled else "eager",
                 "steps": self.steps,
                 "step_limit": self.step_limit,
                 "autocast_seen": any(r.autocast is not None for r in ops),
@@ -537,10 +574,22 @@ class Trace:
             },
             ops=ops,
             weights=weights,
+            module_classes=self._module_classes(ops),
         )
         for observer in self.observers:
             observer.contribute(report)
         return report
+
+    def _module_classes(self, ops: list[OpRecord]) -> dict[str, str]:
+        """The classes of the modules the records name, and of the modules enclosing them."""
+        named = {m for r in ops if r.module is not None for m in _enclosing(r.module)}
+        return {name: cls for name, cls in sorted(self.modules.classes.items()) if name in named}
+
+
+def _enclosing(name: str) -> Iterable[str]:
+    """`a`, `a.b`, `a.b.c` for `a.b.c`: the modules whose coverage a record adds to."""
+    parts = name.split(".")
+    return (".".join(parts[:depth]) for depth in range(1, len(parts) + 1))
 
 
 def trace(
@@ -554,6 +603,7 @@ def trace(
     numerics_every: int = 1,
     compare_fp32: bool = False,
     compare_threshold: float = DEFAULT_THRESHOLD,
+    compiled: bool = True,
 ) -> Trace:
     """Trace the ops run inside the `with` block.
 
@@ -567,8 +617,11 @@ def trace(
     compare_fp32: also rerun each module called under autocast in float32 on the same inputs and
         rank modules by the relative error of their autocast output (AMP510 above
         `compare_threshold`); the training itself is unchanged (see ampcheck.trace.fp32_compare).
+    compiled: let torch.compile'd code run compiled (where torch supports it) and
+        report what the compiled program computes (see ampcheck.trace.observers.compiled);
+        False runs it eagerly, as every torch before does, and warns.
     """
     return Trace(phases=phases, modules=modules, steps=steps, model=model, observers=observers,
                  numerics=numerics, numerics_every=numerics_every, compare_fp32=compare_fp32,
-                 compare_threshold=compare_threshold)
+                 compare_threshold=compare_threshold, compiled=compiled)
 

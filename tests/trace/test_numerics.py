@@ -35,14 +35,14 @@ def test_an_injected_overflow_points_at_the_op_step_and_module():
         3, "aten._to_copy.default", "fc1", "forward")
     assert first["out_dtype"] == "float16"
     (finding,) = report.findings(select=["AMP504"])
-    assert "first appeared at step 3 in _to_copy (forward) in module `fc1`" in finding.message
+    assert "first appeared at step 3 in _to_copy (forward) in module `fc1 (Linear)`" in finding.message
     line = (FIXTURES / "models" / "fp16_scaler_loop.py").read_text().splitlines()[finding.line - 1]
     assert "self.fc1(x)" in line
 
 
 def test_the_text_summary_shows_the_first_inf_and_the_underflow_shares():
     text = numerics_of(steps=6, overflow_at=3).to_text()
-    assert "first inf/nan: step 3, _to_copy (forward) in module `fc1` at " in text
+    assert "first inf/nan: step 3, _to_copy (forward) in module `fc1 (Linear)` at " in text
     assert "fp16 backward values zero or subnormal: " in text
 
 

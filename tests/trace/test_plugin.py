@@ -66,7 +66,7 @@ def test_the_amp_trace_fixture_and_its_assertions_in_a_user_suite(user_run):
     # the coverage failure names the fp32 ops, their modules and source lines
     user_run.stdout.fnmatch_lines([
         "*low-precision share of matmul FLOPs below 90.0%: forward *",
-        "*addmm in module decoder: * in float32, autocast off, at *outside_autocast.py:18*",
+        "*addmm in module decoder (Linear): * in float32, autocast off, at *outside_autocast.py:18*",
         "*addmm in module head: * in float32, autocast off, at *outside_autocast.py:19*",
         "*modules below 100%: decoder 0.0%, head 0.0%*",
     ])

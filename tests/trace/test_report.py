@@ -129,3 +129,42 @@ def test_the_report_module_does_not_import_torch():
             "ampcheck.trace.sections, ampcheck.commands.report; ampcheck.trace.sections.load_all(); print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_module_rows_name_the_class_of_each_module(report):
+    text = report.to_text()
+    assert report.module_classes["layers.0.attn.qkv"] == "Linear"
+    assert "  layers (ModuleList)" in text
+    assert report.module_label("Encoder") == "Encoder"  # a root is named by its class already
+    assert report.module_label("layers.0.attn") == "layers.0.attn (Attention)"
+
+
+def test_findings_name_the_class_of_their_module():
+    step = build_step("outside_autocast")
+    with ampcheck.trace() as t:
+        step()
+    messages = [f.message for f in t.report.findings(select=["AMP501"])]
+    assert any("module `decoder (Linear)`" in m for m in messages)
+
+
+def test_text_tables_fit_their_longest_cell(report):
+    """The CPU attention backward's op name is the longest; the phase column still starts
+    after it, two spaces on, in every row."""
+    lines = report.to_text(top=1000).splitlines()
+    start = lines.index(next(line for line in lines if line.startswith("top "))) + 1
+    rows = lines[start:lines.index("", start)]
+    phase_at = rows[0].index("phase")
+    long = next(row for row in rows if "_scaled_dot_product_flash_attention_for_cpu_backward" in row)
+    assert long[phase_at - 2:phase_at] == "  " and long[phase_at:].startswith("backward")
+    assert all(row[phase_at - 1] == " " and row[phase_at] != " " for row in rows)
+
+
+def test_a_report_of_schema_version_2_loads_and_names_modules_without_classes(report, tmp_path):
+    data = report.to_json()
+    data["schema_version"] = 2
+    del data["module_classes"]
+    path = tmp_path / "v2.json"
+    path.write_text(json.dumps(data))
+    loaded = TraceReport.load(path)
+    assert loaded.module_classes == {} and loaded.module_label("layers.0.attn") == "layers.0.attn"
+    assert loaded.to_text().count("(ModuleList)") == 0

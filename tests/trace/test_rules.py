@@ -28,7 +28,7 @@ def test_amp501_names_the_fp32_matmuls_after_the_region_their_module_share_and_l
     assert set(by_module) == {"decoder", "head"}
     decoder = by_module["decoder"]
     assert (decoder.path, decoder.line) == ("fixtures/models/outside_autocast.py", 18)
-    assert "`addmm`" in decoder.message and "module `decoder`" in decoder.message
+    assert "`addmm`" in decoder.message and "module `decoder (Linear)`" in decoder.message
     assert 0.7 < decoder.extra["share"] < 0.8 and f"{decoder.extra['share']:.1%}" in decoder.message
 
 

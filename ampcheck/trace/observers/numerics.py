@@ -186,7 +186,7 @@ class NumericsObserver(Observer):
 
 
 def _record_json(key: tuple, stats: _Stats, source: Optional[str]) -> dict[str, Any]:
-    info, phase, module, _, out_dtype, _, device, _ = key
+    info, phase, module, _, out_dtype, _, device = key[:7]
     return {
         "op": info.op,
         "phase": phase,

@@ -18,6 +18,7 @@ import enum
 from collections import defaultdict
 from typing import Any
 
+from ampcheck.trace.columns import columns
 from ampcheck.trace.markup import count, escape, num, table
 from ampcheck.trace.model import ReportData, sum_rows
 from ampcheck.trace.sections import page, summary
@@ -125,15 +126,11 @@ def summary_lines(report: ReportData) -> list[str]:
     if linears:
         share = sum(r["share"] for r in rows)
         lines.append(f"  linears left out of float8: {len(rows)} of {len(linears)}, {share:.1%} of matmul FLOPs")
-        width = max((len(_label(r)) for r in rows), default=0) + 2
-        for r in rows:
-            lines.append(f"    {_label(r):<{width}}{r['in_features']} -> {r['out_features']}  {r['share']:6.1%}  "
-                         f"{r['reason']}")
+        lines += columns(("linear", "in", "out", "of matmul FLOPs", "why"),
+                         [(report.module_label(r["module"]), str(r["in_features"]), str(r["out_features"]),
+                           pct(r["share"]), r["reason"]) for r in rows], right=(1, 2, 3), indent="    ")
     return lines
 
-
-def _label(row: dict[str, Any]) -> str:
-    return f"{row['module']} ({row['class']})"
 
 
 

@@ -47,13 +47,13 @@ def summary_lines(report: ReportData) -> list[str]:
         return []
     first = section["first_nonfinite"]
     lines = ["", f"numerics ({section['steps_sampled']} optimizer step(s) sampled, one in {section['every']}):",
-             f"  first inf/nan: step {first['first_step']}, {_where(first)} at {first['source']}"
+             f"  first inf/nan: step {first['first_step']}, {_where(first, report)} at {first['source']}"
              if first else "  no inf/nan"]
     fp16 = [r for r in section["records"] if r["max_abs"] is not None and r["phase"] == "forward"]
     if fp16:
         peak = max(fp16, key=lambda r: r["max_abs"])
         lines.append(f"  largest forward fp16 magnitude: {peak['max_abs']:g} "
-                     f"({peak['max_abs'] / FP16_MAX:.1%} of 65504), {_where(peak)}")
+                     f"({peak['max_abs'] / FP16_MAX:.1%} of 65504), {_where(peak, report)}")
     for phase in ("forward", "backward"):
         rows = [r for r in section["records"] if r["phase"] == phase and r["elements"]]
         total = sum(r["elements"] for r in rows)
@@ -67,46 +67,46 @@ def findings(report: ReportData) -> Iterable[Finding]:
     section = report.sections.get(SECTION)
     if not section:
         return
-    yield from _nonfinite(section, scaler.SECTION in report.sections)
+    yield from _nonfinite(report, section)
     limit = FP16_MAX / section["headroom_factor"]
     for rec in section["records"]:
         if rec["phase"] == "forward" and rec["max_abs"] is not None and rec["max_abs"] >= limit:
             yield finding(
                 "AMP505", rec["source"],
-                f"{_where(rec)} produced fp16 values up to {rec['max_abs']:g}, within "
+                f"{_where(rec, report)} produced fp16 values up to {rec['max_abs']:g}, within "
                 f"{section['headroom_factor']:g}x of fp16's maximum 65504: a slightly larger input "
                 "overflows to inf; keep this op in fp32 or bf16, or rescale its inputs",
                 op=rec["op"], module=rec["module"], max_abs=rec["max_abs"],
             )
-    yield from _underflow(section)
+    yield from _underflow(report, section)
 
 
-def _where(rec: dict[str, Any]) -> str:
+def _where(rec: dict[str, Any], report: ReportData) -> str:
     name = rec["op"].split(".")[1] if rec["op"].count(".") >= 2 else rec["op"]
-    module = f" in module `{rec['module']}`" if rec["module"] else ""
+    module = f" in module `{report.module_label(rec['module'])}`" if rec["module"] else ""
     return f"{name} ({rec['phase']}){module}"
 
 
-def _nonfinite(section: dict[str, Any], scaled: bool) -> Iterable[Finding]:
+def _nonfinite(report: ReportData, section: dict[str, Any]) -> Iterable[Finding]:
     """AMP504 at the first op that produced inf/nan. Under a GradScaler, inf/nan appearing only
     in gradients is the scaler's business (it skips the step; AMP507 watches how often)."""
     first = section["first_nonfinite"]
     if first is None:
         return
     bad = [r for r in section["records"] if r["nonfinite"]]
-    if scaled and all(r["phase"] == "backward" for r in bad):
+    if scaler.SECTION in report.sections and all(r["phase"] == "backward" for r in bad):
         return
     total = sum(r["nonfinite"] for r in bad)
     yield finding(
         "AMP504", first["source"],
-        f"inf/nan first appeared at step {first['first_step']} in {_where(first)} "
+        f"inf/nan first appeared at step {first['first_step']} in {_where(first, report)} "
         f"({first['out_dtype']} output); {total} op outputs held inf/nan in {len(bad)} op record(s)",
         op=first["op"], module=first["module"], phase=first["phase"], step=first["first_step"],
         nonfinite_outputs=total,
     )
 
 
-def _underflow(section: dict[str, Any]) -> Iterable[Finding]:
+def _underflow(report: ReportData, section: dict[str, Any]) -> Iterable[Finding]:
     shares = underflow_by_module(section)
     hit = {
         m: s for m, s in shares.items()
@@ -123,7 +123,7 @@ def _underflow(section: dict[str, Any]) -> Iterable[Finding]:
     yield finding(
         "AMP506", source,
         f"{tiny / total:.0%} of fp16 gradient values were zero or subnormal (< 6.1e-5) against "
-        f"{shares[worst].get('forward_share', 0.0):.0%} of forward values in `{worst}` "
+        f"{shares[worst].get('forward_share', 0.0):.0%} of forward values in `{report.module_label(worst)}` "
         f"({hit[worst]['backward_share']:.0%} of its gradients; {len(hit)} module(s) affected): "
         "gradients underflow in fp16; scale the loss (torch.amp.GradScaler) or use bf16",
         modules=sorted(hit), share=tiny / total,
@@ -149,16 +149,16 @@ def html_part(report: ReportData) -> str:
                 "<code>numerics=True</code> / <code>--numerics</code>).</p></section>")
     first = section["first_nonfinite"]
     head = (f'<p class="bad">First inf/nan: step {escape(first["first_step"])}, <code>{escape(first["op"])}</code> '
-            f'({escape(first["phase"])}) in <code>{escape(first["module"] or "-")}</code> at '
+            f'({escape(first["phase"])}) in <code>{escape(report.module_label(first["module"]))}</code> at '
             f'<code>{escape(first["source"] or "-")}</code></p>' if first else '<p class="good">No inf/nan seen.</p>')
     rows = [
         f"<tr><td><code>{escape(r['op'])}</code></td><td>{escape(r['phase'])}</td>"
-        f"<td><code>{escape(r['module'] or '-')}</code></td><td>{escape(r['out_dtype'])}</td>"
+        f"<td><code>{escape(report.module_label(r['module']))}</code></td><td>{escape(r['out_dtype'])}</td>"
         f"{count(r['outputs'])}{count(r['nonfinite'])}{_numerics_cells(r)}</tr>"
         for r in section["records"]
     ]
     under = [
-        f"<tr><td><code>{escape(m)}</code></td>{num(s.get('forward_share'), pct(s.get('forward_share')))}"
+        f"<tr><td><code>{escape(report.module_label(m))}</code></td>{num(s.get('forward_share'), pct(s.get('forward_share')))}"
         f"{num(s.get('backward_share'), pct(s.get('backward_share')))}</tr>"
         for m, s in underflow_by_module(section).items()
     ]

@@ -13,6 +13,7 @@ import math
 from typing import Any, Iterable
 
 from ampcheck.findings import Finding
+from ampcheck.trace.columns import columns
 from ampcheck.trace.markup import count, escape, num, table
 from ampcheck.trace.model import ReportData
 from ampcheck.trace.sections import finding, page, producer, summary
@@ -81,13 +82,14 @@ def summary_lines(report: ReportData, top: int = 10) -> list[str]:
         return []
     rows = ranked(section)
     lines = ["", f"fp32 comparison ({sum(m['calls'] for m in rows)} module calls in {section['steps_compared']} "
-                 f"optimizer step(s); relative error of the autocast output, threshold {section['threshold']:.1%}):",
-             f"  {'module':<32}{'class':<18}{'max':>9}{'mean':>9}{'calls':>7}  non-finite"]
-    for m in rows[:top]:
-        flag = " *" if over_threshold(section, m) else ""
-        lines.append(f"  {m['module']:<32}{m['class']:<18}{relative(m['max_rel_error']):>9}"
-                     f"{relative(m['mean_rel_error']):>9}{m['calls']:>7}  {m['nonfinite_calls']}{flag}")
-    return lines if rows else lines[:2] + ["  (no module ran under autocast)"]
+                 f"optimizer step(s); relative error of the autocast output, threshold {section['threshold']:.1%}):"]
+    if not rows:
+        return lines + ["  (no module ran under autocast)"]
+    return lines + columns(
+        ["module", "class", "max", "mean", "calls", "non-finite"],
+        [[m["module"], m["class"], relative(m["max_rel_error"]), relative(m["mean_rel_error"]), str(m["calls"]),
+          f"{m['nonfinite_calls']}{' *' if over_threshold(section, m) else ''}"] for m in rows[:top]],
+        right=[2, 3, 4])
 
 
 @producer("AMP510", options={"compare_fp32": True})

@@ -19,8 +19,8 @@ MIN_FLOP_SHARE = 0.01
 FORWARD = ("forward", "recompute")
 
 
-def _module(name: Optional[str]) -> str:
-    return f"module `{name}`" if name else "no module"
+def _module(report: ReportData, name: Optional[str]) -> str:
+    return f"module `{report.module_label(name)}`" if name else "no module"
 
 
 @producer("AMP501")
@@ -42,7 +42,7 @@ def fp32_compute_outside_autocast(report: ReportData) -> Iterable[Finding]:
             continue
         yield finding(
             "AMP501", source,
-            f"`{name}` in {_module(module)} ran in float32 outside autocast: {share:.1%} of forward "
+            f"`{name}` in {_module(report, module)} ran in float32 outside autocast: {share:.1%} of forward "
             f"matmul FLOPs ({flops:,} FLOPs, {sum(r.count for r in rows)} calls); autocast would run it "
             "in lower precision",
             op=name, module=module, flops=flops, share=share,
@@ -65,7 +65,7 @@ def low_precision_where_policy_says_fp32(report: ReportData) -> Iterable[Finding
         where = "inside" if any(r.autocast for r in rows) else "outside"
         yield finding(
             "AMP502", source,
-            f"`{name}` in {_module(module)} ran in {dtype} ({where} autocast), but autocast's policy "
+            f"`{name}` in {_module(report, module)} ran in {dtype} ({where} autocast), but autocast's policy "
             f"on {device} runs it in float32: {sum(r.count for r in rows)} calls, {nbytes:,} bytes "
             f"({nbytes / total:.1%} of traced bytes); a manual cast feeds it low-precision input",
             op=name, module=module, dtype=dtype, device=device, bytes=nbytes, share=nbytes / total,

@@ -19,6 +19,7 @@ from collections import defaultdict
 from typing import Any, Iterable, Optional
 
 from ampcheck.findings import Finding
+from ampcheck.trace.columns import columns
 from ampcheck.trace.markup import escape, table
 from ampcheck.trace.model import LOW_PRECISION, ReportData, sum_rows
 from ampcheck.trace.sections import finding, page, producer, summary
@@ -157,13 +158,11 @@ def summary_lines(report: ReportData) -> list[str]:
     lines: list[str] = []
     rows = policy_rows(report)
     if rows:
-        header = ("module", "param", "reduce", "output", "cast inputs", "all-gather", "grad reduce")
-        table = [(f"{r['module']} ({r['class']})", r["param_dtype"] or "-", r["reduce_dtype"] or "-",
+        table = [(report.module_label(r["module"]), r["param_dtype"] or "-", r["reduce_dtype"] or "-",
                   r["output_dtype"] or "-", "yes" if r["cast_forward_inputs"] else "no", _dtypes(r["all_gather"]),
                   _dtypes(r["reduce"])) for r in rows]
-        widths = [max(len(row[i]) for row in (header, *table)) + 2 for i in range(len(header))]
         lines += ["", "FSDP2 mixed precision (configured policy; observed: the collectives' dtypes):"]
-        lines += ["  " + "".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in (header, *table)]
+        lines += columns(("module", "param", "reduce", "output", "cast inputs", "all-gather", "grad reduce"), table)
     for ddp in data["ddp"]:
         reduced = observed_dtypes(report, None, [Collective.ALL_REDUCE.value], "backward")
         hooks = ", ".join(ddp["comm_hooks"]) or "none"

@@ -22,6 +22,7 @@ from collections import defaultdict
 from typing import Any, Callable, Iterable, Optional
 
 from ampcheck.findings import Finding
+from ampcheck.trace.columns import columns
 from ampcheck.trace.markup import count, escape, num, table
 from ampcheck.trace.model import OpRecord, ReportData
 from ampcheck.trace.sections import finding, page, producer, summary
@@ -159,9 +160,9 @@ def summary_lines(report: ReportData) -> list[str]:
         return []
     lines = ["", f"Tensor Core alignment: {totals['share']:.1%} of low-precision matmul FLOPs have a dimension "
                  "that is not a multiple of 16 bytes (8 fp16/bf16 elements)"]
-    for row in by_module(report)[:5]:
-        lines.append(f"  {row['module'] or '(no module)':<32}{row['share']:7.1%}  {row['op']} {row['shapes']}")
-    return lines
+    rows = [[report.module_label(row["module"]) if row["module"] else "(no module)", pct(row["share"]),
+             f"{row['op']} {row['shapes']}"] for row in by_module(report)[:5]]
+    return lines + (columns(["module", "share", "first misaligned call"], rows, right=[1]) if rows else [])
 
 
 @producer("AMP509")
@@ -169,7 +170,7 @@ def misaligned_matmul_shapes(report: ReportData) -> Iterable[Finding]:
     """AMP509: a module whose low-precision matmuls/convolutions cannot be tiled by Tensor Cores."""
     overall = report.tensor_core_alignment()
     for row in filter(worth_reporting, by_module(report)):
-        module = f"module `{row['module']}`" if row["module"] else "code outside any module"
+        module = f"module `{report.module_label(row['module'])}`" if row["module"] else "code outside any module"
         yield finding(
             "AMP509", row["source"],
             f"{module}: {row['share']:.1%} of low-precision matmul FLOPs ({row['misaligned_flops']:,} FLOPs, "
@@ -193,7 +194,7 @@ def html_part(report: ReportData) -> str:
     for row in by_module(report):
         tag = ' <b class="bad">AMP509</b>' if worth_reporting(row) else ""
         rows.append(
-            f"<tr><td><code>{escape(row['module'] or '-')}</code>{tag}</td><td><code>{escape(row['op'])}</code></td>"
+            f"<tr><td><code>{escape(report.module_label(row['module']))}</code>{tag}</td><td><code>{escape(row['op'])}</code></td>"
             f"<td><code>{escape(row['shapes'])}</code></td><td>{escape(row['dtype'])}</td>"
             f"{num(row['misaligned_flops'])}{count(row['misaligned_calls'])}"
             f"{num(row['share'], pct(row['share']))}<td class='loc'>{escape(row['source'] or '-')}</td></tr>"
