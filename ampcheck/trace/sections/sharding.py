@@ -110,11 +110,14 @@ def gradients_reduced_in_low_precision(report: ReportData) -> Iterable[Finding]:
             row = fsdp[module]
             where = f"fully_shard module `{module}` ({row['class']}, {policy_text(row)})"
             fix = "reduce in float32: MixedPrecisionPolicy(..., reduce_dtype=torch.float32)"
-        else:
+        elif data["ddp"]:
             hooks = sorted({h for d in data["ddp"] for h in d["comm_hooks"]})
-            names = ", ".join(f"`{d['module']}`" for d in data["ddp"]) or "no DDP or fully_shard module"
+            names = ", ".join(f"`{d['module']}`" for d in data["ddp"])
             where = f"DDP module {names}" + (f" with communication hook {', '.join(hooks)}" if hooks else "")
             fix = "all-reduce in float32: drop the fp16/bf16 compression hook"
+        else:
+            where = "no fully_shard or DDP module the trace knows (FSDP1, or a collective the program issues itself)"
+            fix = "reduce in float32 (FSDP1: MixedPrecision(..., reduce_dtype=torch.float32))"
         yield finding(
             "AMP511", calls[0]["source"],
             f"{what} for {where}: the rounding error of a low-precision sum grows with the world size; {fix}",
