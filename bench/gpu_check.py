@@ -12,13 +12,16 @@ Tensor Cores: a vocabulary projection of 50257 is recorded as misaligned (AMP509
 checked). fp32 comparison: the clean transformer stays under 2% with no AMP510; the
 cancelling normaliser (fixtures/models/naive_variance.py) is named by AMP510; a dropout's
 rerun draws the autocast call's mask; training with dropout, batch norm and a GradScaler
-under `compare_fp32=True` is bitwise identical to untraced, RNG included. Float8 (torchao's
-`convert_to_float8_training`, compute capability 8.9 or newer, skipped with a line saying why
-otherwise): the float8 linears are recorded as `_scaled_mm` on float8_e4m3fn (e5m2 gradients)
-with a bf16 output and never as the wrapper's bf16 `mm`; the fp8 share of matmul FLOPs is the
-one the same model has on CPU; the linear left out (64 -> 10) is named; rowwise scaling is
-read as rowwise; traced float8 training is bitwise identical to untraced. Prints one line
-per check.
+under `compare_fp32=True` is bitwise identical to untraced, RNG included. Compiled code
+(`check_compiled`, device-generic): the torch.compile'd MLP (inductor) traced compiled compiles
+as many graphs as untraced and trains bitwise identically; its matmul kernels are recorded
+compiled in the autocast dtype; the forward and backward graphs as compiled are captured, and
+their matmul FLOPs run in the autocast dtype. Float8 (torchao's `convert_to_float8_training`,
+compute capability 8.9 or newer, skipped with a line saying why otherwise): the float8 linears
+are recorded as `_scaled_mm` on float8_e4m3fn (e5m2 gradients) with a bf16 output and never as
+the wrapper's bf16 `mm`; the fp8 share of matmul FLOPs is the one the same model has on CPU;
+the linear left out (64 -> 10) is named; rowwise scaling is read as rowwise; traced float8
+training is bitwise identical to untraced. Prints one line per check.
 
 Exit status: 0 all checks passed; 1 a check failed (each failure printed with what was seen);
 without a CUDA device it prints "no CUDA device: nothing checked" and exits 0, or 2 with
@@ -220,6 +223,35 @@ def check_float8(checks: Checks, device: str) -> None:
     checks.check("float8: traced training bitwise identical to untraced", same)
 
 
+def check_compiled(checks: Checks, name: str, dtype: torch.dtype, device: str) -> None:
+    """The compiled path on `device` (any device inductor compiles for)."""
+    import torch._dynamo.testing
+
+    build = _fixture("mlp").build
+    results = {}
+    for traced in (False, True):
+        torch._dynamo.reset()
+        counter = torch._dynamo.testing.CompileCounterWithBackend("inductor")
+        step = build(dtype=dtype, device=device, seed=0, compile=counter)
+        with ampcheck.trace() if traced else contextlib.nullcontext() as t:
+            losses = [step() for _ in range(3)]
+        results[traced] = (counter.frame_count, losses, [p.detach().clone() for p in step.model.parameters()], t)
+    (frames, losses, params, _), (tframes, tlosses, tparams, t) = results[False], results[True]
+    checks.check(f"{name} {device}: compiled under the trace: as many graphs as untraced", frames == tframes,
+                 (frames, tframes))
+    same = all(torch.equal(a, b) for a, b in zip(losses + params, tlosses + tparams))
+    checks.check(f"{name} {device}: traced compiled training bitwise identical to untraced", same)
+    report = t.report
+    graphs = report.sections.get("compiled", {}).get("graphs", [])
+    checks.check(f"{name} {device}: forward and backward graphs captured as compiled",
+                 {g["phase"] for g in graphs} == {"forward", "backward"}, [g["phase"] for g in graphs])
+    matmuls = {op["out_dtype"] for g in graphs for op in g["ops"] if op["flops"]}
+    checks.check(f"{name} {device}: matmuls as compiled run in {name}", matmuls == {name}, matmuls)
+    kernels = {(r.phase, r.out_dtype) for r in report.ops if r.compiled and r.flops}
+    checks.check(f"{name} {device}: matmul kernels the compiled code ran recorded compiled in {name}",
+                 kernels == {("forward", name), ("backward", name)}, kernels)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--require-cuda", action="store_true", help="exit 2 when there is no CUDA device")
@@ -240,6 +272,7 @@ def main() -> int:
         check_dtype(checks, name, dtype)
         check_tensor_cores(checks, name, dtype)
         check_compare_fp32(checks, name, dtype)
+        check_compiled(checks, name, dtype, "cuda")
     check_float8(checks, "cuda")
     print(f"{'all checks passed' if not checks.failed else f'{checks.failed} check(s) failed'}")
     return 1 if checks.failed else 0

@@ -1,6 +1,6 @@
 """Per-op overhead of `ampcheck.trace()` against an empty TorchDispatchMode.
 
-    python bench/trace_overhead.py [--rounds 7] [--steps 5]
+    python bench/trace_overhead.py [--rounds 7] [--steps 5] [--compiled]
 
 For each fixture (MLP, CNN, transformer block; CPU autocast bf16) it times, interleaved in
 every round, `steps` training steps: plain, under an empty TorchDispatchMode, and under
@@ -11,6 +11,11 @@ a busy machine moves both sides together. Times are this process's CPU time
 (`time.process_time`, one intra-op thread), which a machine shared with other jobs disturbs far
 less than wall-clock time. Reusable: `FIXTURES`, `build_step(name)`,
 `count_ops(step)` and `measure(...)` serve bigger benchmarks.
+
+`--compiled` adds the MLP with its model `torch.compile`d (inductor): per-step time untraced,
+traced compiled (`ampcheck.trace()`, the compiled code runs compiled) and traced eagerly
+(`ampcheck.trace(compiled=False)`, the fallback: the compiled code runs eagerly), interleaved per
+round, medians; the compile itself happens before the timed rounds.
 """
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ import platform
 import statistics
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Callable
 
@@ -47,8 +53,8 @@ class CountingMode(TorchDispatchMode):
         return func(*args, **(kwargs or {}))
 
 
-def build_step(name: str, dtype: torch.dtype = torch.bfloat16) -> Callable[[], torch.Tensor]:
-    """One training step of fixtures/models/<name>.py under CPU autocast."""
+def build_step(name: str, dtype: torch.dtype = torch.bfloat16, **options: object) -> Callable[[], torch.Tensor]:
+    """One training step of fixtures/models/<name>.py under CPU autocast (`options` go to its build)."""
     path = ROOT / "fixtures" / "models" / FIXTURES[name]
     spec = importlib.util.spec_from_file_location(f"fixture_{name}", path)
     module = importlib.util.module_from_spec(spec)
@@ -57,7 +63,7 @@ def build_step(name: str, dtype: torch.dtype = torch.bfloat16) -> Callable[[], t
         spec.loader.exec_module(module)
     finally:
         sys.path.remove(str(path.parent))
-    return module.build(dtype=dtype)
+    return module.build(dtype=dtype, **options)
 
 
 def count_ops(step: Callable[[], object]) -> int:
@@ -118,11 +124,35 @@ def measure(name: str, rounds: int, steps: int) -> dict[str, float]:
     }
 
 
+COMPILED_CONTEXTS: dict[str, Callable[[], object]] = {
+    "untraced": _Plain,
+    "traced compiled": lambda: ampcheck.trace(),
+    "traced eagerly": lambda: ampcheck.trace(compiled=False),
+}
+
+
+def measure_compiled(rounds: int, steps: int) -> dict[str, float]:
+    """ms per step of the compiled MLP in each of COMPILED_CONTEXTS (medians over rounds)."""
+    step = build_step("mlp", compile=True)
+    # the eager fallback warns that it runs compiled code eagerly: known, and not what is timed
+    warnings.filterwarnings("ignore", message=r".*(runs eagerly while traced|when there are global hooks)")
+    for context in COMPILED_CONTEXTS.values():  # compile, and warm every path up
+        with context():
+            step()
+            step()
+    times: dict[str, list[float]] = {key: [] for key in COMPILED_CONTEXTS}
+    for _ in range(rounds):
+        for key, context in COMPILED_CONTEXTS.items():
+            times[key].append(_time(step, steps, context) / steps * 1e3)
+    return {key: statistics.median(values) for key, values in times.items()}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--fixtures", default=",".join(FIXTURES))
+    parser.add_argument("--compiled", action="store_true", help="also time the torch.compile'd MLP")
     args = parser.parse_args()
     torch.set_num_threads(1)
     print(f"# torch {torch.__version__}, python {platform.python_version()}, {platform.machine()}, "
@@ -134,6 +164,12 @@ def main() -> int:
         worst = max(worst, r["ratio"])
         print(f"{name:<12}{r['ops_per_step']:>9}{r['empty_us']:>13.1f}{r['trace_us']:>13.1f}{r['ratio']:>7.2f}")
     print(f"worst ratio {worst:.2f} (target <= 1.5)")
+    if args.compiled:
+        ms = measure_compiled(args.rounds, args.steps)
+        print("compiled mlp, ms/step: " + ", ".join(f"{key} {value:.2f}" for key, value in ms.items()))
+        compiled, eager = (ms[key] - ms["untraced"] for key in ("traced compiled", "traced eagerly"))
+        print(f"compiled mlp, tracing cost per step: compiled {compiled:.2f} ms, eagerly {eager:.2f} ms "
+              f"(traced compiled step / traced eager step {ms['traced compiled'] / ms['traced eagerly']:.2f})")
     return 0
 
 

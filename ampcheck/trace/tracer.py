@@ -401,6 +401,8 @@ class Trace:
         for name in _CAST_METHODS:
             self._patch_cast_method(name)
         self._patch_compile()
+        if self.compiled:
+            self._quiet_hook_warning()
 
     def _patch(self, owner: Any, name: str, replacement: Any) -> None:
         had_own = name in owner.__dict__
@@ -469,6 +471,14 @@ class Trace:
             return result
 
         self._patch(torch, "compile", compile)
+
+    def _quiet_hook_warning(self) -> None:
+        """torch warns on every call of a torch.compile'd module while global module hooks
+        exist: the tracer's are, and the tracer expects the extra call they see."""
+        caught = warnings.catch_warnings()
+        caught.__enter__()
+        warnings.filterwarnings("ignore", message=r"Using `torch.compile\(module\)` when there are global hooks")
+        self._undo.append(lambda: caught.__exit__(None, None, None))
 
     def _warn_compiled(self) -> None:
         if not self.compiled and not self._warned_compile:
@@ -619,7 +629,7 @@ def trace(
         `compare_threshold`); the training itself is unchanged (see ampcheck.trace.fp32_compare).
     compiled: let torch.compile'd code run compiled (where torch supports it) and
         report what the compiled program computes (see ampcheck.trace.observers.compiled);
-        False runs it eagerly, as every torch before does, and warns.
+        False runs it eagerly (as on a torch without that support) and warns.
     """
     return Trace(phases=phases, modules=modules, steps=steps, model=model, observers=observers,
                  numerics=numerics, numerics_every=numerics_every, compare_fp32=compare_fp32,

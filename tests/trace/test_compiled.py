@@ -2,6 +2,9 @@
 and the report says what the compiled program computed (inductor's CPU backend, tiny models)."""
 from __future__ import annotations
 
+import re
+import shutil
+import subprocess
 import warnings
 
 import pytest
@@ -122,4 +125,34 @@ def test_with_compiled_false_compiled_code_runs_eagerly_and_the_trace_warns():
     assert counter.frame_count == 0
     assert any("runs eagerly while traced" in str(w.message) for w in caught)
     assert not any(r.compiled for r in t.report.ops) and "compiled" not in t.report.sections
-    assert "compiled code: ran eagerly" in t.report.to_text()
+    assert "compiled code, if any: ran eagerly" in t.report.to_text()
+
+
+def test_the_html_report_shows_compiled_or_eager_and_the_graphs_as_compiled(runs):
+    from ampcheck.trace.html import render_html
+
+    text = render_html(runs["report"])
+    section = text.split('<section id="compiled">')[1].split("</section>")[0]
+    assert "Compiled code ran <b>compiled</b>" in section and 'id="compiled-forward"' in section
+    assert "<code>aten.mm.default</code>" in section or "<code>aten.addmm.default</code>" in section
+    ops = text.split('<section id="ops">')[1].split("</section>")[0]
+    assert "<th>code</th>" in ops and "<td>compiled</td>" in ops and "<td>eager</td>" in ops
+    unseen = render_html(runs["precompiled"]).split('<section id="compiled">')[1]
+    assert "compiled before the trace (unseen)" in unseen
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium package (.ci/run installs it)")
+def test_chromium_shows_the_compiled_section(runs, tmp_path):
+    from ampcheck.trace.html import render_html
+
+    page = tmp_path / "compiled.html"
+    page.write_text(render_html(runs["report"]), encoding="utf-8")
+    flags = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--enable-logging=stderr", "--v=0", "--window-size=1280,2400"]
+    shot = subprocess.run([*flags, f"--screenshot={tmp_path / 'compiled.png'}", page.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    dom = subprocess.run([*flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
+    assert [line for line in (shot.stderr + dom.stderr).splitlines() if ":CONSOLE" in line] == []
+    assert (tmp_path / "compiled.png").stat().st_size > 10_000
+    assert re.search(r'id="compiled-forward"><div class="v">100\.0%', dom.stdout)

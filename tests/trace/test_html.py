@@ -119,9 +119,9 @@ def test_chromium_renders_it_without_console_errors_and_shows_the_key_figures(pa
 @pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium package (.ci/run installs it)")
 def test_clicking_a_header_sorts_the_table_both_ways(page, tmp_path):
-    click = ("<script>var t=document.querySelector('#ops table'),th=t.tHead.rows[0].cells[9];"
-             "th.click();var up=t.tBodies[0].rows[0].cells[9].getAttribute('data-v');"
-             "th.click();var down=t.tBodies[0].rows[0].cells[9].getAttribute('data-v');"
+    click = ("<script>var t=document.querySelector('#ops table'),th=t.tHead.rows[0].cells[10];"
+             "th.click();var up=t.tBodies[0].rows[0].cells[10].getAttribute('data-v');"
+             "th.click();var down=t.tBodies[0].rows[0].cells[10].getAttribute('data-v');"
              "document.title='sorted '+up+' '+down+' '+th.className;</script></body>")
     probe = tmp_path / "probe.html"
     probe.write_text(page.read_text(encoding="utf-8").replace("</body>", click), encoding="utf-8")
@@ -129,7 +129,7 @@ def test_clicking_a_header_sorts_the_table_both_ways(page, tmp_path):
                           "--dump-dom", probe.as_uri()], capture_output=True, text=True, timeout=120).stdout
     ops = dom.split('<section id="ops">')[1].split("</section>")[0]
     rows = re.findall(r"<tr>(.*?)</tr>", ops.split("<tbody>")[1])
-    counts = sorted(int(re.findall(r"<td[^>]*>", row)[9].split('data-v="')[1].split('"')[0]) for row in rows)
+    counts = sorted(int(re.findall(r"<td[^>]*>", row)[10].split('data-v="')[1].split('"')[0]) for row in rows)
     title = re.search(r"<title>sorted (\d+) (\d+) (.*?)</title>", dom)
     assert title, dom[:500]
     assert (int(title[1]), int(title[2]), title[3]) == (counts[0], counts[-1], "sortable desc")

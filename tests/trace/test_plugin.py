@@ -67,8 +67,8 @@ def test_the_amp_trace_fixture_and_its_assertions_in_a_user_suite(user_run):
     user_run.stdout.fnmatch_lines([
         "*low-precision share of matmul FLOPs below 90.0%: forward *",
         "*addmm in module decoder (Linear): * in float32, autocast off, at *outside_autocast.py:18*",
-        "*addmm in module head: * in float32, autocast off, at *outside_autocast.py:19*",
-        "*modules below 100%: decoder 0.0%, head 0.0%*",
+        "*addmm in module head (Linear): * in float32, autocast off, at *outside_autocast.py:19*",
+        "*modules below 100%: decoder (Linear) 0.0%, head (Linear) 0.0%*",
     ])
     # a findings failure prints each finding as lint does
     user_run.stdout.fnmatch_lines(["*manual_half.py:30:1: AMP502 `*` in *ran in bfloat16*"])

@@ -136,7 +136,7 @@ def test_source_line_points_at_the_user_call_once_per_record():
     (fc1,) = records(report, op="addmm", phase="forward", module="fc1")
     assert fc1.source == "fixtures/models/mlp.py:15"  # `return self.fc2(self.act(self.fc1(x)))`
     (grad,) = records(report, op="mm", phase="backward", module="fc1")
-    assert grad.source == "fixtures/models/mlp.py:31"  # `loss.backward()`
+    assert grad.source == "fixtures/models/mlp.py:35"  # `loss.backward()`
 
 
 def test_records_aggregate_so_their_number_does_not_grow_with_steps():

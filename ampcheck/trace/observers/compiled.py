@@ -88,6 +88,8 @@ class CompileWatch(Observer):
         ran = sorted({r.module for r in report.ops if r.compiled and r.module is not None})
         seen = {g["region"] for g in self.graphs}
         breaks = Counter((b.reason, _where(b.user_stack)) for b in self._breaks)
+        if not (ran or self.graphs or breaks or self._frames):
+            return  # no compiled code ran: nothing to say
         report.sections[SECTION] = {
             "frames_compiled": self._frames,
             "graphs": self.graphs,

@@ -45,7 +45,7 @@ def summary_lines(report: ReportData) -> list[str]:
     section = report.sections.get(SECTION)
     mode = report.meta.get("compiled_code")
     if not section:
-        return ["", "compiled code: ran eagerly (traced as eager code; torch.compile did not compile under the trace)"
+        return ["", "compiled code, if any: ran eagerly (trace(compiled=False), or a torch without the support)"
                 ] if mode == "eager" else []
     calls = runtime_share(report)
     lines = ["", f"compiled code (run compiled; {section['frames_compiled']} graph(s) compiled by Dynamo during the "
@@ -75,9 +75,11 @@ def html_part(report: ReportData) -> str:
     section = report.sections.get(SECTION)
     head = '<section id="compiled"><h2>Compiled code</h2>'
     if not section:
-        eager = report.meta.get("compiled_code") == "eager"
-        return head + ('<p class="warn">Compiled code ran eagerly under this trace.</p>' if eager else
-                       '<p class="muted">Not recorded (a trace before compiled code was traced compiled).</p>') + "</section>"
+        mode = report.meta.get("compiled_code")
+        note = {"eager": '<p class="warn">Compiled code, if any, ran eagerly under this trace.</p>',
+                "compiled": '<p class="muted">No compiled code ran.</p>'}.get(
+            mode, '<p class="muted">Not recorded (traced before compiled code was traced compiled).</p>')
+        return head + note + "</section>"
     calls = runtime_share(report)
     regions = "".join(
         f"<li><code>{escape(report.module_label(r['module']))}</code>: "
