@@ -200,7 +200,8 @@ def check_float8(checks: Checks, device: str) -> None:
     checks.check("float8: forward _scaled_mm on float8_e4m3fn with a bfloat16 output",
                  forward == {(("float8_e4m3fn", "float8_e4m3fn"), "bfloat16")}, forward)
     checks.check("float8: backward _scaled_mm on float8_e5m2 gradients", "float8_e5m2" in backward, backward)
-    wrapped = sorted({(r.name, r.module) for r in report.ops if r.module in ("fc1", "fc2") and r.name in ("mm", "addmm")})
+    wrapped = sorted({(r.name, r.module) for r in report.ops
+                      if r.module in ("fc1", "fc2") and r.name in ("mm", "addmm")})
     checks.check("float8: no bf16 mm recorded for the float8 linears", wrapped == [], wrapped)
     cpu = build(device="cpu", seed=0)
     with ampcheck.trace() as on_cpu:

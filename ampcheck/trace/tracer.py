@@ -60,8 +60,8 @@ from ampcheck.trace.report import OpRecord, TraceReport, WeightCasts
 from ampcheck.trace.runtime import dtype_name, user_source
 from ampcheck.trace.sections import tensor_cores
 from ampcheck.trace.sections.precision_loss import DEFAULT_THRESHOLD
-from ampcheck.version import __version__
 from ampcheck.trace.subclasses import SubclassDispatch, dispatch_for
+from ampcheck.version import __version__
 
 __all__ = ["trace", "Trace", "Observer", "DEFAULT_OBSERVERS"]
 
@@ -83,9 +83,10 @@ _CAST_METHODS = ("to", "half", "bfloat16", "float", "double", "type", "type_as")
 ALL_PHASES = ("forward", "backward", "recompute", "optimizer")
 
 
-# the GradScaler history (recorded only when a scaler is used), the rank of a distributed
-# run (all None otherwise), float8 matmuls and linears, FSDP2/DDP precision come with every trace
-DEFAULT_OBSERVERS: list[Callable[[], Observer]] = [ScalerObserver, RankObserver, Float8Observer, ShardingObserver]
+# the GradScaler history (recorded only when a scaler is used), the rank of a distributed run
+# (all None otherwise), float8 matmuls and linears, FSDP2/DDP precision come with every trace
+DEFAULT_OBSERVERS: list[Callable[[], Observer]] = [ScalerObserver, RankObserver, Float8Observer,
+                                                   ShardingObserver]
 
 
 class OpInfo:

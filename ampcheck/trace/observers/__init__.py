@@ -24,7 +24,8 @@ class Observer:
     others then cost it nothing; profiler scopes such as `_record_function_enter_new`, which
     no record holds, reach it with key None); `key` is the record key (OpInfo, phase, module,
     input dtypes, output dtype, autocast dtype, device type, cast kind, ...), names in
-    `Trace.key_fields`, hashable and cheap to use as a dict key. Keep it cheap, it is on the hot path, and never keep tensors.
+    `Trace.key_fields`, hashable and cheap to use as a dict key. Keep it cheap, it is on the
+    hot path, and never keep tensors.
     """
 
     wants_ops = False

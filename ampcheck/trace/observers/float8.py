@@ -1,15 +1,16 @@
 """Float8 training while a trace runs: the scaled matmuls that ran and the linears left out.
 
 Every float8 matmul reaches the dispatcher as `torch._scaled_mm(a, b, scale_a, scale_b, ...)`
-on float8 data (the tracer unwraps torchao's Float8TrainingTensor, see ampcheck.trace.subclasses). The
-op record already holds its dtypes and FLOPs; what it cannot hold is the scaling recipe,
-read here from the scales' shapes: one scale per tensor is tensorwise, one per row of `a`
-and per column of `b` is rowwise, anything finer is blockwise.
+on float8 data (the tracer unwraps torchao's Float8TrainingTensor, see
+ampcheck.trace.subclasses). The op record already holds its dtypes and FLOPs; what it cannot
+hold is the scaling recipe, read here from the scales' shapes: one scale per tensor is
+tensorwise, one per row of `a` and per column of `b` is rowwise, anything finer is blockwise.
 
 After the first optimizer step (see census.py), the linears of the traced model are sorted
 into float8 (an instance of torchao's `Float8Linear`, looked up only if the program imported
-torchao) and plain `nn.Linear`s left out of the conversion. The section it writes (`report.sections["float8"]`)
-is plain JSON, read by `ampcheck.trace.sections.float8` without torch.
+torchao) and plain `nn.Linear`s left out of the conversion. The section it writes
+(`report.sections["float8"]`) is plain JSON, read by `ampcheck.trace.sections.float8`
+without torch.
 """
 from __future__ import annotations
 

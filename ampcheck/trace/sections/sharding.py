@@ -169,7 +169,8 @@ def summary_lines(report: ReportData) -> list[str]:
     for ddp in data["ddp"]:
         reduced = observed_dtypes(report, None, [Collective.ALL_REDUCE.value], "backward")
         hooks = ", ".join(ddp["comm_hooks"]) or "none"
-        lines += ["", f"DDP `{ddp['module']}`: communication hooks: {hooks}; gradients all-reduced in {_dtypes(reduced)}"]
+        lines += ["", f"DDP `{ddp['module']}`: communication hooks: {hooks}; "
+                      f"gradients all-reduced in {_dtypes(reduced)}"]
     return lines
 
 
