@@ -91,7 +91,7 @@ class ShardingObserver(ModuleCensus):
             if slot is None:
                 slot = self.collectives[slot_key] = [0, 0, user_source()]
             slot[0] += 1
-            slot[1] += max(t.nbytes for t in tensors)
+            slot[1] += max((t.nbytes for t in tensors), default=0)
 
     def read_modules(self, modules: list[tuple[str, Any]]) -> None:
         fsdp_module = getattr(sys.modules.get("torch.distributed.fsdp"), "FSDPModule", None)
