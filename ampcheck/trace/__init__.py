@@ -2,15 +2,16 @@
 
 Layers, each importing only those below it (tests/test_layers.py keeps it so):
   1. `model.py`: the report's data (op records, weight casts, sections, meta) and its JSON;
-     `units.py`, `markup.py` (number formats, HTML blocks), `ranks.py` (rank facts), `policy.py`,
-     `flops.py`.
+     `units.py`, `columns.py`, `markup.py` (number formats, text tables, HTML blocks), `ranks.py`
+     (rank facts), `policy.py`, `flops.py`.
   2. `sections/`: one module per feature turning a report into findings, text and HTML lines,
      found like lint's checks (see its docstring).
   3. `text.py`, `html.py`, `assertions.py`, `merge.py`, `diff.py`: the renderers and what
      combines reports.
   4. `report.py`: `TraceReport`, the data with those as methods.
-  5. `observers/` (loss scaler, numerics, fp32 comparison, rank; torch) and `modules.py`,
-     `runtime.py` (module attribution, frames and dtypes) under `tracer.py`, the dispatch mode.
+  5. `observers/` (loss scaler, numerics, fp32 comparison, rank, compiled code; torch) and
+     `modules.py`, `runtime.py` (module attribution, frames and dtypes) under `tracer.py`, the
+     dispatch mode.
 Everything below the observers is torch-free, so `ampcheck report FILE` runs without torch.
 
 `ampcheck.trace` is both this package and the function users call

@@ -150,6 +150,8 @@ class Fp32Comparison(Observer):
 
     # -- module hooks ------------------------------------------------------------------------
     def _pre(self, module: "torch.nn.Module", args: tuple) -> None:
+        if self._torch.compiler.is_compiling():  # Dynamo inlining the hook into a graph: not a call
+            return
         t = self._trace
         if (self._rerunning or not t.recording or t.in_optimizer or t.modules.recompute_depth
                 or self._torch._C._current_graph_task_id() != -1 or not any(t.autocast.values())
@@ -171,6 +173,8 @@ class Fp32Comparison(Observer):
             self.modules[name] = _Module(type(module).__name__, parent, user_source(), dtype_name(dtype))
 
     def _post(self, module: "torch.nn.Module", args: tuple, kwargs: dict, output: Any) -> None:
+        if self._torch.compiler.is_compiling():
+            return
         call = self._pop(module)
         if call is None:
             return
