@@ -16,7 +16,12 @@ under `compare_fp32=True` is bitwise identical to untraced, RNG included. Compil
 (`check_compiled`, device-generic): the torch.compile'd MLP (inductor) traced compiled compiles
 as many graphs as untraced and trains bitwise identically; its matmul kernels are recorded
 compiled in the autocast dtype; the forward and backward graphs as compiled are captured, and
-their matmul FLOPs run in the autocast dtype. Prints one line per check.
+their matmul FLOPs run in the autocast dtype. Float8 (torchao's `convert_to_float8_training`,
+compute capability 8.9 or newer, skipped with a line saying why otherwise): the float8 linears
+are recorded as `_scaled_mm` on float8_e4m3fn (e5m2 gradients) with a bf16 output and never as
+the wrapper's bf16 `mm`; the fp8 share of matmul FLOPs is the one the same model has on CPU;
+the linear left out (64 -> 10) is named; rowwise scaling is read as rowwise; traced float8
+training is bitwise identical to untraced. Prints one line per check.
 
 Exit status: 0 all checks passed; 1 a check failed (each failure printed with what was seen);
 without a CUDA device it prints "no CUDA device: nothing checked" and exits 0, or 2 with
@@ -166,6 +171,59 @@ def check_compare_fp32(checks: Checks, name: str, dtype: torch.dtype) -> None:
                  drop["max_rel_error"] < 0.01, drop["max_rel_error"])
 
 
+FLOAT8_CAPABILITY = (8, 9)  # Ada / Hopper: the first GPUs with float8 matmuls
+
+
+def float8_skip_reason(device: str) -> "str | None":
+    """Why the float8 checks cannot run here, or None when they can."""
+    if importlib.util.find_spec("torchao") is None:
+        return "torchao is not installed (pip install -c constraints.txt -e '.[float8]')"
+    if device == "cuda" and torch.cuda.get_device_capability() < FLOAT8_CAPABILITY:
+        major, minor = torch.cuda.get_device_capability()
+        return f"float8 matmuls need compute capability 8.9 or newer; this GPU has {major}.{minor}"
+    return None
+
+
+def check_float8(checks: Checks, device: str) -> None:
+    reason = float8_skip_reason(device)
+    if reason is not None:
+        print(f"skip float8: {reason}")
+        return
+    build = _fixture("float8_mlp").build
+    step = build(device=device, seed=0)
+    with ampcheck.trace() as t:
+        step()
+    report = t.report
+    scaled = [r for r in report.ops if r.name == "_scaled_mm"]
+    forward = {(r.in_dtypes[:2], r.out_dtype) for r in scaled if r.phase == "forward"}
+    backward = {r.in_dtypes[0] for r in scaled if r.phase == "backward"}
+    checks.check("float8: forward _scaled_mm on float8_e4m3fn with a bfloat16 output",
+                 forward == {(("float8_e4m3fn", "float8_e4m3fn"), "bfloat16")}, forward)
+    checks.check("float8: backward _scaled_mm on float8_e5m2 gradients", "float8_e5m2" in backward, backward)
+    wrapped = sorted({(r.name, r.module) for r in report.ops
+                      if r.module in ("fc1", "fc2") and r.name in ("mm", "addmm")})
+    checks.check("float8: no bf16 mm recorded for the float8 linears", wrapped == [], wrapped)
+    cpu = build(device="cpu", seed=0)
+    with ampcheck.trace() as on_cpu:
+        cpu()
+    shares = {phase: round(cov["float8_share"], 6) for phase, cov in report.coverage().items()}
+    expected = {phase: round(cov["float8_share"], 6) for phase, cov in on_cpu.report.coverage().items()}
+    checks.check("float8: fp8 share of matmul FLOPs as on CPU", shares == expected and all(shares.values()), shares)
+    left = [row["module"] for row in report.sections["float8"]["linears"] if not row["float8"]]
+    checks.check("float8: the linear left out of float8 is named", left == ["head"], left)
+    with ampcheck.trace() as t:
+        build(device=device, seed=0, recipe="rowwise")()
+    recipes = {c["recipe"] for c in t.report.sections["float8"]["scaled_mm"] if c["phase"] == "forward"}
+    checks.check("float8: rowwise scaling recorded as rowwise", recipes == {"rowwise"}, recipes)
+    plain, traced = build(device=device, seed=1), build(device=device, seed=1)
+    a = [plain() for _ in range(2)]
+    with ampcheck.trace():
+        b = [traced() for _ in range(2)]
+    same = all(torch.equal(x, y) for x, y in zip(a, b)) and all(
+        torch.equal(p, q) for p, q in zip(plain.model.parameters(), traced.model.parameters()))
+    checks.check("float8: traced training bitwise identical to untraced", same)
+
+
 def check_compiled(checks: Checks, name: str, dtype: torch.dtype, device: str) -> None:
     """The compiled path on `device` (any device inductor compiles for)."""
     import torch._dynamo.testing
@@ -216,6 +274,7 @@ def main() -> int:
         check_tensor_cores(checks, name, dtype)
         check_compare_fp32(checks, name, dtype)
         check_compiled(checks, name, dtype, "cuda")
+    check_float8(checks, "cuda")
     print(f"{'all checks passed' if not checks.failed else f'{checks.failed} check(s) failed'}")
     return 1 if checks.failed else 0
 

@@ -10,7 +10,8 @@ Per family:
   inferred from use (`x.scale(loss).backward()`, `x.unscale_(opt)`): "scaler", ".scale(",
   "unscale_". A bare "scale" (attention scales, `self.scale`) does not let a file through.
 - AMP2xx (precision): fp16/bf16 autocast or scaler ("autocast", "scaler"), FSDP1
-  ("FullyShardedDataParallel"). The two that need neither, AMP204/AMP205, are about fp16
+  ("FullyShardedDataParallel"), a sharding policy's reduce_dtype (AMP207: torch's
+  `MixedPrecisionPolicy` / `MixedPrecision`, imported by that name: "MixedPrecision"). The two that need neither, AMP204/AMP205, are about fp16
   parameters (`.half()`, `torch.half`, `HalfTensor`, `float16`, "fp16"/"bf16" strings) that
   an optimizer constructed in the file updates; an optimizer binding comes only from a
   `torch.optim` constructor ("optim") or a known optimizer name (`SGD`, `Adam*`, `Lion`...).
@@ -45,6 +46,7 @@ NEEDLES = (
     r"\.scale\s*\(",
     "unscale_",
     "FullyShardedDataParallel",
+    "MixedPrecision",
 )
 # Low-precision parameters matter only to a file that also builds an optimizer (AMP204/205).
 DTYPE_NEEDLES = (r"\bhalf\b", "HalfTensor", "float16", "fp16", "bf16")

@@ -9,9 +9,9 @@ Layers, each importing only those below it (tests/test_layers.py keeps it so):
   3. `text.py`, `html.py`, `assertions.py`, `merge.py`, `diff.py`: the renderers and what
      combines reports.
   4. `report.py`: `TraceReport`, the data with those as methods.
-  5. `observers/` (loss scaler, numerics, fp32 comparison, rank, compiled code; torch) and
-     `modules.py`, `runtime.py` (module attribution, frames and dtypes) under `tracer.py`, the
-     dispatch mode.
+  5. `observers/` (loss scaler, numerics, fp32 comparison, rank, compiled code, float8,
+     FSDP2/DDP sharding; torch) and `modules.py`, `runtime.py`, `subclasses.py` (module
+     attribution, frames and dtypes, tensor subclasses) under `tracer.py`, the dispatch mode.
 Everything below the observers is torch-free, so `ampcheck report FILE` runs without torch.
 
 `ampcheck.trace` is both this package and the function users call

@@ -12,7 +12,8 @@ be summed is compared instead, in `report.sections["ranks"]`:
 
 Each rank's GradScaler history stays in `sections["scaler"]`, labelled with its rank, so the
 scaler findings keep working on the merged report; the fp32 comparisons are merged per module
-(`precision_loss.merged`); other per-rank sections are kept whole under
+(`precision_loss.merged`), the collectives and float8 matmuls summed over the ranks
+(`sharding.merged`, `float8.merged`); other per-rank sections are kept whole under
 `sections["ranks"]["per_rank"]`.
 """
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from ampcheck.trace.model import PHASES, OpRecord, ReportData, WeightCasts
 from ampcheck.trace.ranks import RankInfo
-from ampcheck.trace.sections import precision_loss
+from ampcheck.trace.sections import float8, precision_loss, sharding
 from ampcheck.trace.sections.scaler import SECTION as SCALER
 from ampcheck.trace.units import pct
 
@@ -57,6 +58,10 @@ def merge(reports: Iterable[ReportData]) -> ReportData:
     compared = [report.sections[COMPARE] for _, report in ranked if COMPARE in report.sections]
     if compared:
         merged.sections[COMPARE] = precision_loss.merged(compared)
+    for name, merge_section in ((sharding.SECTION, sharding.merged), (float8.SECTION, float8.merged)):
+        parts = [report.sections[name] for _, report in ranked if name in report.sections]
+        if parts:
+            merged.sections[name] = merge_section(parts)
     merged.sections[SECTION] = {
         "per_rank": [_rank_summary(rank, report) for rank, report in ranked],
         "differences": differences(ranked),

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 
 # 2: op records carry Tensor Core alignment (misaligned_*); 3: module classes; 4: op records
 # say whether compiled code ran them
@@ -76,7 +76,12 @@ class OpRecord:
 
     @property
     def low_precision(self) -> bool:
-        return is_low(self.out_dtype)
+        return is_low(self.out_dtype) or self.float8
+
+    @property
+    def float8(self) -> bool:
+        """Computed on float8 data (`_scaled_mm` on e4m3fn/e5m2 inputs), whatever its output dtype."""
+        return any(d is not None and d.startswith("float8") for d in self.in_dtypes)
 
     @property
     def tensor_core_aligned(self) -> Optional[bool]:
@@ -206,7 +211,8 @@ class ReportData:
     # -- derived views -------------------------------------------------------------
     def coverage(self) -> dict[str, Any]:
         """Share of matmul-class FLOPs (ops with a FLOP formula) that ran in low precision,
-        per phase, overall and split by whether autocast was on for the op's device."""
+        per phase, overall and split by whether autocast was on for the op's device; float8
+        matmuls count as low precision and also on their own (`float8_flops`, `float8_share`)."""
         out: dict[str, Any] = {}
         for phase in ("forward", "backward", "recompute"):
             rows = [r for r in self.ops if r.phase == phase and r.flops]
@@ -270,8 +276,25 @@ class ReportData:
         return sum(r.count for r in self.ops)
 
 
+def sum_rows(rows: Iterable[dict[str, Any]], keys: tuple[str, ...], counts: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Section rows with equal `keys` as one row, their `counts` summed and the first row's
+    other fields kept (how ranks' per-rank tallies merge)."""
+    totals: dict[tuple, dict[str, Any]] = {}
+    for row in rows:
+        key = tuple(row[k] for k in keys)
+        if key in totals:
+            total = totals[key]
+            totals[key] = {**total, **{c: total[c] + row[c] for c in counts}}
+        else:
+            totals[key] = dict(row)
+    return list(totals.values())
+
+
 def _share(rows: list[OpRecord]) -> dict[str, Any]:
+    """Low precision (fp16, bf16, float8) and, within it, float8 as its own class."""
     total = sum(r.flops for r in rows)
     low = sum(r.flops for r in rows if r.low_precision)
-    return {"flops": total, "low_precision_flops": low, "share": low / total if total else 0.0}
+    fp8 = sum(r.flops for r in rows if r.float8)
+    return {"flops": total, "low_precision_flops": low, "share": low / total if total else 0.0,
+            "float8_flops": fp8, "float8_share": fp8 / total if total else 0.0}
 

@@ -100,6 +100,12 @@ class ModuleTracker:
         entry = self._params.get(id(param))
         return entry[1] if entry is not None and entry[0]() is param else None
 
+    def named_modules(self) -> list[tuple[str, torch.nn.Module]]:
+        """Every module named so far that is still alive, with its name (for observers that
+        read module configuration when the trace stops: FSDP policies, float8 linears)."""
+        alive = ((name, ref()) for ref, name in self._names.values())
+        return [(name, mod) for name, mod in alive if mod is not None]
+
     def name_of(self, mod: torch.nn.Module) -> str:
         """The module's name; a module not seen before is named as `_pre` names it."""
         return self._name(mod)

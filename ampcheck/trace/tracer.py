@@ -26,6 +26,8 @@ threads running its backward. Autocast entered in another thread is not seen (th
 ignores it), and ops of other threads are not recorded. Nesting traces raises RuntimeError,
 as does entering a finished trace again. Higher-order ops (flex_attention, torch.cond) refuse
 to run under a dispatch mode that does not handle them, this one included.
+Tensor subclasses: an op on a wrapper subclass (torchao's Float8TrainingTensor, DTensor) is
+recorded as the plain-tensor kernels the subclass runs, with their real dtypes (subclasses.py).
 `torch.compile`: where torch lets a dispatch mode ignore compile internals (2.13 does) the
 mode stays out of Dynamo's way, so compiled code runs compiled and the records of its kernels
 are marked `compiled`; the module hooks and the patched methods do nothing while Dynamo traces
@@ -48,14 +50,17 @@ from ampcheck.trace import flops, policy
 from ampcheck.trace.modules import ModuleTracker
 from ampcheck.trace.observers import Observer
 from ampcheck.trace.observers.compiled import CompileWatch
+from ampcheck.trace.observers.float8 import Float8Observer
 from ampcheck.trace.observers.fp32_compare import Fp32Comparison
 from ampcheck.trace.observers.numerics import NumericsObserver
 from ampcheck.trace.observers.ranks import RankObserver
 from ampcheck.trace.observers.scaler import ScalerObserver
+from ampcheck.trace.observers.sharding import ShardingObserver
 from ampcheck.trace.report import OpRecord, TraceReport, WeightCasts
 from ampcheck.trace.runtime import dtype_name, user_source
 from ampcheck.trace.sections import tensor_cores
 from ampcheck.trace.sections.precision_loss import DEFAULT_THRESHOLD
+from ampcheck.trace.subclasses import SubclassDispatch, dispatch_for
 from ampcheck.version import __version__
 
 __all__ = ["trace", "Trace", "Observer", "DEFAULT_OBSERVERS"]
@@ -78,18 +83,19 @@ _CAST_METHODS = ("to", "half", "bfloat16", "float", "double", "type", "type_as")
 ALL_PHASES = ("forward", "backward", "recompute", "optimizer")
 
 
-# the GradScaler history (recorded only when a scaler is used) and the rank of a distributed
-# run (all None otherwise) come with every trace
-DEFAULT_OBSERVERS: list[Callable[[], Observer]] = [ScalerObserver, RankObserver]
+# the GradScaler history (recorded only when a scaler is used), the rank of a distributed run
+# (all None otherwise), float8 matmuls and linears, FSDP2/DDP precision come with every trace
+DEFAULT_OBSERVERS: list[Callable[[], Observer]] = [ScalerObserver, RankObserver, Float8Observer,
+                                                   ShardingObserver]
 
 
 class OpInfo:
     """What the hot path needs to know about an OpOverload, computed once."""
 
     __slots__ = ("op", "name", "skip", "flop", "align", "is_cast", "is_view", "plain_view", "unary", "slots",
-                 "kw_tensors")
+                 "kw_tensors", "observers")
 
-    def __init__(self, func: Any) -> None:
+    def __init__(self, func: Any, op_observers: Iterable["Observer"] = ()) -> None:
         self.op = str(func)
         arguments = func._schema.arguments
         # (position, holds a list) of each positional tensor argument; the rest are never tensors
@@ -102,6 +108,9 @@ class OpInfo:
         self.unary = self.slots == ((0, False),) and not self.kw_tensors  # the common case, unrolled
         self.name = func.overloadpacket.__name__
         self.skip = func.namespace in _SKIP_NAMESPACES
+        # the op observers that want this op: every recorded op, or this op among their `op_names`
+        self.observers = tuple(o for o in op_observers if (
+            self.name in o.op_names if o.op_names is not None else not self.skip))
         self.flop = flops.formula_for(func)
         self.align = tensor_cores.check_for(self.name) if self.flop is not None else None
         self.is_cast = func in _CAST_OPS
@@ -121,14 +130,22 @@ class _Mode(TorchDispatchMode):
         self.trace = trace
 
     def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Optional[dict] = None) -> Any:
+        if types:  # a tensor subclass among the arguments (see ampcheck.trace.subclasses)
+            handling = dispatch_for(types)
+            if handling is SubclassDispatch.UNWRAP:
+                return NotImplemented
+            if handling is SubclassDispatch.UNRECORDED:
+                return func(*args, **kwargs) if kwargs else func(*args)
         out = func(*args, **kwargs) if kwargs else func(*args)
         t = self.trace
         if not t.recording:
             return out
         info = t.infos.get(id(func))  # OpOverloads are immortal singletons; their __hash__ is Python
         if info is None:
-            info = t.infos[id(func)] = OpInfo(func)
-        if info.skip:
+            info = t.infos[id(func)] = OpInfo(func, t.op_observers)
+        if info.skip:  # profiler scopes: not computation, but observers may follow them
+            for observer in info.observers:
+                observer.on_op(t, func, args, kwargs or {}, out, None)
             return out
         tracker = t.modules
         if _graph_task_id() == -1:
@@ -244,8 +261,8 @@ class _Mode(TorchDispatchMode):
             kind = type(weight)  # Parameter's isinstance runs a Python metaclass hook: test the type first
             if kind is _Parameter or (kind is not _Tensor and isinstance(weight, _Parameter)):
                 t._weight_cast(weight, key, nread + nwritten, rec[4])
-        if t.op_observers:
-            for observer in t.op_observers:
+        if info.observers:
+            for observer in info.observers:
                 observer.on_op(t, func, args, kwargs or {}, out, key)
         return out
 

@@ -88,3 +88,11 @@ def test_fsdp1_wrapper_with_plain_grad_scaler_is_flagged() -> None:
 
 def test_fsdp2_fully_shard_with_plain_scaler_and_fsdp1_with_sharded_scaler_are_silent() -> None:
     _assert_clean("clean_fsdp2_plain_scaler.py")
+
+
+def test_sharding_policies_written_with_a_low_precision_reduce_dtype_are_flagged_in_every_spelling() -> None:
+    _assert_marked("amp207_low_precision_reduce_dtype.py")
+
+
+def test_reduce_dtype_float32_none_omitted_or_an_expression_is_never_reported_statically() -> None:
+    _assert_clean("clean_fsdp2_reduce_dtype.py")

@@ -83,9 +83,21 @@ def test_coverage_is_the_low_precision_share_of_matmul_flops_per_phase():
     ])
     cov = report.coverage()
     assert cov["forward"]["share"] == 0.75
-    assert cov["forward"]["inside_autocast"] == {"flops": 300, "low_precision_flops": 300, "share": 1.0}
-    assert cov["forward"]["outside_autocast"] == {"flops": 100, "low_precision_flops": 0, "share": 0.0}
+    assert cov["forward"]["inside_autocast"] == {"flops": 300, "low_precision_flops": 300, "share": 1.0,
+                                                 "float8_flops": 0, "float8_share": 0.0}
+    assert cov["forward"]["outside_autocast"] == {"flops": 100, "low_precision_flops": 0, "share": 0.0,
+                                                  "float8_flops": 0, "float8_share": 0.0}
     assert cov["backward"]["share"] == 1.0
+
+
+def test_float8_matmuls_are_low_precision_and_their_own_class():
+    report = TraceReport(ops=[
+        _op(op="aten._scaled_mm.default", flops=600, in_dtypes=("float8_e4m3fn", "float8_e4m3fn", "float32", "float32")),
+        _op(flops=200),
+        _op(flops=200, out_dtype="float32", in_dtypes=("float32", "float32")),
+    ])
+    forward = report.coverage()["forward"]
+    assert (forward["share"], forward["float8_flops"], forward["float8_share"]) == (0.8, 600, 0.6)
 
 
 def test_module_coverage_rolls_up_to_enclosing_modules():

@@ -10,6 +10,7 @@ from ampcheck.findings import Finding
 from ampcheck.lint.bindings import Binding
 from ampcheck.lint.casts import Cast
 from ampcheck.lint.checks import check
+from ampcheck.lint.consteval import TorchDtype
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import dotted
 
@@ -29,6 +30,21 @@ _FSDP1 = frozenset(
         "fairscale.nn.data_parallel.FullyShardedDataParallel",
     }
 )
+# FSDP2's MixedPrecisionPolicy and FSDP1's MixedPrecision: dataclasses whose second field is
+# reduce_dtype, the dtype gradients are reduce-scattered / all-reduced in
+_SHARDING_POLICIES = frozenset(
+    {
+        "torch.distributed.fsdp.MixedPrecisionPolicy",
+        "torch.distributed.fsdp._fully_shard.MixedPrecisionPolicy",
+        "torch.distributed.fsdp._fully_shard._fsdp_api.MixedPrecisionPolicy",
+        "torch.distributed._composable.fsdp.MixedPrecisionPolicy",
+        "torch.distributed.fsdp.MixedPrecision",
+        "torch.distributed.fsdp.api.MixedPrecision",
+        "torch.distributed.fsdp.fully_sharded_data_parallel.MixedPrecision",
+    }
+)
+_REDUCE_DTYPE_POS = 1
+_LOW_PRECISION = frozenset({"float16", "bfloat16"})
 _ADAM = frozenset({"torch.optim.Adam", "torch.optim.AdamW", "torch.optim.adam.Adam", "torch.optim.adamw.AdamW", "Adam", "AdamW"})
 _ADAM_EPS_POS = 3  # Adam(params, lr, betas, eps, ...)
 _FP16_SMALLEST_SUBNORMAL = 6e-8
@@ -238,3 +254,39 @@ def _owner(model: FileModel, node: cst.CSTNode) -> Optional[cst.CSTNode]:
     """The unit that sets up one training run: the class (a Trainer), else the function,
     else None for the module body."""
     return model.enclosing_class(node) or model.enclosing_function(node)
+
+
+@check("AMP207")
+def low_precision_reduce_dtype(model: FileModel) -> Iterable[Finding]:
+    """The static twin of the tracer's AMP511: a sharding policy written out with a
+    reduce_dtype that is certainly float16/bfloat16. `reduce_dtype=None` is never reported
+    (what it means changed between torch releases; `ampcheck trace` observes it), nor an
+    expression whose value is not known."""
+    for call in model.calls:
+        if model.callee(call) not in _SHARDING_POLICIES:
+            continue
+        arg = _reduce_dtype_arg(call)
+        dtype = model.consts.value(arg.value) if arg is not None else None
+        if isinstance(dtype, TorchDtype) and dtype.name in _LOW_PRECISION:
+            policy = model.callee(call).rpartition(".")[2]
+            yield model.finding(
+                "AMP207",
+                arg,
+                f"{policy}(reduce_dtype=torch.{dtype.name}) reduces gradients across ranks in {dtype.name}; the "
+                "rounding error of the sum grows with the world size. Use reduce_dtype=torch.float32",
+            )
+
+
+def _reduce_dtype_arg(call: cst.Call) -> Optional[cst.Arg]:
+    positional = 0
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value == "reduce_dtype":
+                return arg
+        elif arg.star:
+            return None  # `*args`: which one is reduce_dtype is not known
+        else:
+            if positional == _REDUCE_DTYPE_POS:
+                return arg
+            positional += 1
+    return None

@@ -6,6 +6,7 @@ one module here (and the rule doc of each code it emits):
 
     @producer("AMP507", "AMP508")            # findings: fn(report) -> Iterable[Finding]
     @producer("AMP504", options={"numerics": True})  # codes only a trace with these options can raise
+    @producer("AMP511", ranks=2)             # codes only a distributed run (torchrun) can raise
     @summary                                 # its lines of the text summary: fn(report) -> list[str]
     @page                                    # its part of the HTML page: fn(report) -> str
 
@@ -30,12 +31,14 @@ PageFn = Callable[[ReportData], str]
 
 @dataclass(frozen=True)
 class Producer:
-    """A findings function, the codes it can emit and the `ampcheck.trace()` options a trace
-    needs for them (AMP510 needs `compare_fp32=True`); the rule docs' tests run with these."""
+    """A findings function, the codes it can emit, the `ampcheck.trace()` options a trace
+    needs for them (AMP510 needs `compare_fp32=True`) and the ranks a run needs (collectives
+    run between processes: AMP511 needs 2); the rule docs' tests run with these."""
 
     fn: ProducerFn
     codes: frozenset[str]
     options: Mapping[str, Any] = field(default_factory=dict)
+    ranks: int = 1
 
 
 PRODUCERS: list[Producer] = []
@@ -43,9 +46,10 @@ SUMMARIES: list[SummaryFn] = []
 PAGES: list[PageFn] = []
 
 
-def producer(*codes: str, options: Optional[Mapping[str, Any]] = None) -> Callable[[ProducerFn], ProducerFn]:
+def producer(*codes: str, options: Optional[Mapping[str, Any]] = None,
+             ranks: int = 1) -> Callable[[ProducerFn], ProducerFn]:
     def register(fn: ProducerFn) -> ProducerFn:
-        PRODUCERS.append(Producer(fn, frozenset(codes), dict(options or {})))
+        PRODUCERS.append(Producer(fn, frozenset(codes), dict(options or {}), ranks))
         return fn
 
     return register
@@ -85,12 +89,13 @@ def pages(report: ReportData) -> list[str]:
     return [fn(report) for fn in PAGES]
 
 
-def options_for(code: str) -> Mapping[str, Any]:
-    """The `ampcheck.trace()` options a trace needs to raise `code` (KeyError: no section emits it)."""
+def producer_of(code: str) -> Producer:
+    """The producer that emits `code` (KeyError: no section emits it)."""
     for p in load_all():
         if code in p.codes:
-            return p.options
+            return p
     raise KeyError(code)
+
 
 
 def codes() -> frozenset[str]:
