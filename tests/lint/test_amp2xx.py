@@ -28,6 +28,15 @@ def test_explicit_float16_autocast_stored_on_a_trainer_without_scaler_is_flagged
     _assert_marked("amp201_explicit_fp16_trainer.py")
 
 
+def test_float16_backward_whose_gradients_an_optimizer_steps_here_or_in_the_caller_is_flagged() -> None:
+    _assert_marked("amp201_backward_stepped_by_the_caller.py")
+
+
+def test_float16_backward_whose_gradients_reach_no_optimizer_needs_no_scaler() -> None:
+    # a timing benchmark, a gradient-flow test, a saliency map: nothing is updated
+    _assert_clean("clean_fp16_backward_without_optimizer.py")
+
+
 def test_float16_autocast_used_only_for_evaluation_needs_no_scaler() -> None:
     _assert_clean("clean_fp16_eval_only.py")
 
