@@ -73,6 +73,15 @@ def test_half_model_updated_by_its_optimizer_without_master_weights_is_flagged()
     _assert_marked("amp204_half_model_sgd.py")
 
 
+def test_half_model_stepped_in_a_loop_or_by_an_unchecked_step_function_is_flagged() -> None:
+    _assert_marked("amp204_half_model_stepped_in_a_loop_or_unchecked.py")
+
+
+def test_half_model_updated_once_and_then_asserted_on_is_a_test_not_training() -> None:
+    # unittest and pytest styles: one SGD step on fp16 parameters, then assertions
+    _assert_clean("clean_half_model_one_checked_update.py")
+
+
 def test_adam_default_eps_over_float16_parameters_is_flagged() -> None:
     _assert_marked("amp205_fp16_adam_default_eps.py")
 

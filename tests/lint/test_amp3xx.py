@@ -37,6 +37,15 @@ def test_manual_half_and_bfloat16_casts_of_tensors_in_autocast_are_flagged() -> 
     _assert_marked("amp303_manual_cast_in_autocast.py")
 
 
+def test_manual_casts_in_training_code_that_asserts_on_something_else_stay_flagged() -> None:
+    _assert_marked("amp303_cast_in_autocast_with_other_assertions.py")
+
+
+def test_manual_casts_whose_dtype_the_code_then_asserts_on_are_silent() -> None:
+    # unittest, pytest and torch.testing styles: the half input is the behaviour under test
+    _assert_clean("clean_dtype_under_test_in_autocast.py")
+
+
 def test_casts_inside_a_custom_fwd_forward_are_silent() -> None:
     _assert_clean("clean_mamba_custom_fwd.py")
 

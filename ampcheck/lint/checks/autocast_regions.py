@@ -6,6 +6,7 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from ampcheck.findings import Edit, Finding, Fix
+from ampcheck.lint.assertions import assertions_after, reads_dtype
 from ampcheck.lint.checks import check
 from ampcheck.lint.casts import Cast
 from ampcheck.lint.model import FileModel
@@ -99,6 +100,8 @@ def manual_cast_in_autocast(model: FileModel) -> Iterable[Finding]:
         region = model.regions.active(cast.call)
         if region is None or model.casts.in_custom_fwd(cast.call) or _inference(model, region, cast):
             continue
+        if any(reads_dtype(a) for a in assertions_after(model, cast.call)):
+            continue  # the dtype is what the code checks: a test of half inputs under autocast
         if isinstance(cast.receiver, (cst.Name, cst.Attribute)):
             b = model.bindings.lookup(cast.receiver, cast.call)
             if b is not None and b.kind in ("model", "loss"):
