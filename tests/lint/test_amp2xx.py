@@ -106,3 +106,12 @@ def test_fsdp1_wrapper_with_plain_grad_scaler_is_flagged() -> None:
 
 def test_fsdp2_fully_shard_with_plain_scaler_and_fsdp1_with_sharded_scaler_are_silent() -> None:
     _assert_clean("clean_fsdp2_plain_scaler.py")
+
+
+def test_fsdp1_plain_scaler_replaced_only_by_a_plain_one_or_elsewhere_is_flagged() -> None:
+    _assert_marked("amp206_fsdp1_plain_scaler_replaced_by_another_plain.py")
+
+
+def test_fsdp1_plain_scaler_that_a_sharded_scaler_replaces_for_sharded_runs_is_silent() -> None:
+    # a conditional expression, an assignment under `if args.fsdp:`, a trainer attribute
+    _assert_clean("clean_fsdp1_plain_scaler_replaced_by_sharded.py")

@@ -8,7 +8,7 @@ import libcst as cst
 
 from ampcheck.findings import Finding
 from ampcheck.lint.assertions import assertions_after
-from ampcheck.lint.bindings import Binding, named_like_optimizer
+from ampcheck.lint.bindings import SCALER_QUALNAMES, Binding, named_like_optimizer
 from ampcheck.lint.casts import Cast
 from ampcheck.lint.checks import check
 from ampcheck.lint.model import FileModel
@@ -23,6 +23,7 @@ _PLAIN_SCALERS = frozenset(
         "torch.cuda.amp.grad_scaler.GradScaler",
     }
 )
+_SHARDED_SCALERS = frozenset(q for q in SCALER_QUALNAMES if q.endswith(".ShardedGradScaler"))
 _FSDP1 = frozenset(
     {
         "torch.distributed.fsdp.FullyShardedDataParallel",
@@ -252,6 +253,8 @@ def fsdp1_with_plain_scaler(model: FileModel) -> Iterable[Finding]:
     for scaler in model.bindings.of_kind("scaler"):
         if scaler.qualname not in _PLAIN_SCALERS or scaler.enabled is False or id(scaler.node) in seen:
             continue
+        if _replaced_by_sharded(model, scaler):
+            continue
         owner = _owner(model, scaler.node)
         together = [
             w for w in wraps
@@ -266,6 +269,24 @@ def fsdp1_with_plain_scaler(model: FileModel) -> Iterable[Finding]:
                 "local shard, so ranks can disagree on skipping a step. Use "
                 "torch.distributed.fsdp.sharded_grad_scaler.ShardedGradScaler",
             )
+
+
+def _replaced_by_sharded(model: FileModel, scaler: Binding) -> bool:
+    """Whether a later assignment in the same scope puts a ShardedGradScaler in the plain
+    scaler's place, outright or on one side of a conditional (FunASR's `scaler =
+    ShardedGradScaler(...) if use_fsdp else scaler`): the sharded runs get the sharded
+    scaler, and the plain one is what the runs without FSDP keep."""
+    scope = model.enclosing_function(scaler.node)
+    for node in model.assigns:
+        if not isinstance(node, cst.Assign) or node.value is None or not model.precedes(scaler.node, node):
+            continue
+        if model.enclosing_function(node) is not scope or not any(dotted(t.target) == scaler.key for t in node.targets):
+            continue
+        value = node.value
+        choices = (value.body, value.orelse) if isinstance(value, cst.IfExp) else (value,)
+        if any(isinstance(c, cst.Call) and model.callee(c) in _SHARDED_SCALERS for c in choices):
+            return True
+    return False
 
 
 def _owner(model: FileModel, node: cst.CSTNode) -> Optional[cst.CSTNode]:
