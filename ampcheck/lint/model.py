@@ -16,7 +16,7 @@ from typing import Optional
 import libcst as cst
 
 from ampcheck.findings import Finding, Fix
-from ampcheck.lint.bindings import Bindings
+from ampcheck.lint.bindings import Bindings, named_like_optimizer
 from ampcheck.lint.casts import Casts
 from ampcheck.lint.consteval import ConstEval
 from ampcheck.lint.program import ModuleSummary, build_summary
@@ -25,6 +25,9 @@ from ampcheck.lint.regions import Regions
 from ampcheck.lint.steps import Event, StepEvents
 from ampcheck.lint.tree import SourceTree
 from ampcheck.targets import Targets
+
+# events after which gradients may have updated weights
+_UPDATES = frozenset({"opt_step", "scaler_step", "opaque"})
 
 
 class FileModel(SourceTree):
@@ -65,6 +68,33 @@ class FileModel(SourceTree):
     @cached_property
     def steps(self) -> StepEvents:
         return StepEvents(self.project, self.summary, self.regions)
+
+    # -- questions over the facets -------------------------------------------------------------------
+    def trains(self, backward: Event) -> bool:
+        """Whether the gradients of a backward can reach an optimizer update, where fp16
+        underflow or a backward under autocast does harm: a run that holds it steps an
+        optimizer (or hands one to code outside the project, which may step it), or an
+        optimizer is at hand where it is written (or the call leading to it is), bound in that
+        function, class or module body or taken as a parameter (a `forward_backward(model,
+        optimizer, batch)` whose caller steps). `.backward()` timed or checked and then
+        dropped (a speed benchmark, a gradient test, a saliency map) updates nothing;
+        `torch.autograd.grad` returns its gradients as values that flow on (a gradient
+        penalty's loss term), so it always counts."""
+        if backward.kind == "autograd_grad":
+            return True
+        runs = [events for _, events in self.steps.roots() if any(e.op is backward.op for e in events)]
+        if any(e.kind in _UPDATES for run in runs for e in run):
+            return True
+        at = backward.node or next((c.op.node for c in backward.via if c.op.node is not None and self.owns(c.op.node)), None)
+        if at is None:
+            return True
+        fn, cls = self.enclosing_function(at), self.enclosing_class(at)
+        if fn is not None and any(named_like_optimizer(p.name.value) for p in (*fn.params.params, *fn.params.kwonly_params)):
+            return True
+        return any(
+            self.enclosing_function(opt.node) is fn or (cls is not None and self.enclosing_class(opt.node) is cls)
+            for opt in self.bindings.of_kind("optimizer")
+        )
 
     # -- reporting -----------------------------------------------------------------------------------
     def finding(

@@ -25,6 +25,15 @@ def test_backward_and_autograd_grad_inside_autocast_are_flagged_also_through_a_c
     _assert_marked("amp301_backward_in_autocast.py")
 
 
+def test_backward_in_autocast_of_a_timed_training_step_or_a_step_function_is_flagged() -> None:
+    _assert_marked("amp301_timed_training_step_in_autocast.py")
+
+
+def test_backward_in_autocast_whose_gradients_reach_no_optimizer_is_silent() -> None:
+    # a timed backward, a gradient-flow test, a saliency map
+    _assert_clean("clean_backward_in_autocast_updating_nothing.py")
+
+
 def test_binary_cross_entropy_and_a_bceloss_attribute_in_cuda_autocast_are_flagged() -> None:
     _assert_marked("amp302_bce_in_autocast.py")
 

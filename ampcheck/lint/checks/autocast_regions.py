@@ -50,7 +50,7 @@ def backward_in_autocast(model: FileModel) -> Iterable[Finding]:
     for event in model.steps.events:
         backward = event.kind in BACKWARD_KINDS or event.framework_backward
         region = model.regions.active(event.node) if backward else None
-        if region is not None:
+        if region is not None and model.trains(event):
             yield model.finding(
                 "AMP301",
                 event.node,

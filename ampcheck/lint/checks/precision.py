@@ -8,12 +8,11 @@ import libcst as cst
 
 from ampcheck.findings import Finding
 from ampcheck.lint.assertions import assertions_after
-from ampcheck.lint.bindings import SCALER_QUALNAMES, Binding, named_like_optimizer
+from ampcheck.lint.bindings import SCALER_QUALNAMES, Binding
 from ampcheck.lint.casts import Cast
 from ampcheck.lint.checks import check
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import dotted
-from ampcheck.lint.steps import Event
 
 _PLAIN_SCALERS = frozenset(
     {
@@ -59,8 +58,8 @@ def fp16_without_scaler(model: FileModel) -> Iterable[Finding]:
 
 
 def _backward_follows(model: FileModel, node: cst.CSTNode) -> bool:
-    """A training backward on a loss tensor in the same function (or module body) as the
-    region, at or after it and not on the other branch of an `if` (ConvNeXt's `if use_amp:
+    """A training backward (`model.trains`: its gradients can reach an optimizer update) on a
+    loss tensor in the same function (or module body) as the region, at or after it and not on the other branch of an `if` (ConvNeXt's `if use_amp:
     ... else: loss.backward()`), written there or in a same-file helper called there. A loss
     handed to a framework (`accelerator.backward(loss)`) is the framework's to scale, and a
     scaled backward means a scaler exists."""
@@ -69,34 +68,12 @@ def _backward_follows(model: FileModel, node: cst.CSTNode) -> bool:
     return any(
         model.enclosing_function(at) is fn and model.range(at).start.line >= start
         and not model.exclusive_branches(node, at)
-        and _reaches_a_step(model, at, events)
+        and model.trains(e)
         for _, events in model.steps.roots()
         for e in events
         if e.kind in ("backward", "autograd_grad")
         for at in (e.node, *(c.op.node for c in e.via))
         if at is not None and model.owns(at)
-    )
-
-
-_UPDATES = frozenset({"opt_step", "scaler_step", "opaque"})
-
-
-def _reaches_a_step(model: FileModel, backward: cst.CSTNode, run: list[Event]) -> bool:
-    """Whether the gradients of the backward written at `backward` can reach an optimizer
-    update, the only place an underflowed fp16 gradient does harm: the run that holds it steps
-    an optimizer (or hands one to code outside the project, which may step it), or an
-    optimizer is at hand where the backward is written, bound in its function, class or module
-    body or taken as a parameter (a `forward_backward(model, optimizer, batch)` whose caller
-    steps). A backward timed or checked and then dropped (a speed benchmark, a gradient test,
-    a saliency map) updates nothing."""
-    if any(e.kind in _UPDATES for e in run):
-        return True
-    fn, cls = model.enclosing_function(backward), model.enclosing_class(backward)
-    if fn is not None and any(named_like_optimizer(p.name.value) for p in (*fn.params.params, *fn.params.kwonly_params)):
-        return True
-    return any(
-        model.enclosing_function(opt.node) is fn or (cls is not None and model.enclosing_class(opt.node) is cls)
-        for opt in model.bindings.of_kind("optimizer")
     )
 
 
