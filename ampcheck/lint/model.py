@@ -4,7 +4,8 @@ check pays only for what it asks and no check walks the tree again.
 
 Layers, each importing only those below it: walk/names -> tree -> consteval -> bindings ->
 regions, casts -> program (the file's step programs, its ModuleSummary) -> project (every
-module's summary) -> steps (sequences replayed across the project) -> this model -> checks.
+module's summary) -> steps (sequences replayed across the project) -> this model -> checks;
+assertions (what code asserts on, asked by the checks) sits on the tree.
 """
 from __future__ import annotations
 
