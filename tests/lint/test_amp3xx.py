@@ -84,6 +84,15 @@ def test_decorated_function_a_file_without_autocast_or_a_function_applied_with_a
     _assert_clean(name)
 
 
+def test_function_whose_backward_enters_a_fixed_or_non_autocast_state_is_flagged() -> None:
+    _assert_marked("amp304_backward_enters_another_autocast_state.py")
+
+
+def test_function_whose_backward_restores_the_forward_autocast_state_from_ctx_is_silent() -> None:
+    # `torch.autocast(**ctx.kwargs)` and a same-file context manager that opens autocast
+    _assert_clean("clean_function_restoring_forward_autocast.py")
+
+
 def test_deprecated_custom_fwd_spelling_is_left_to_amp403() -> None:
     _assert_clean("deprecated_custom_fwd_left_to_amp403.py", "AMP3")
 
