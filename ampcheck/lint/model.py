@@ -73,15 +73,17 @@ class FileModel(SourceTree):
     # -- questions over the facets -------------------------------------------------------------------
     def trains(self, backward: Event) -> bool:
         """Whether the gradients of a backward can reach an optimizer update, where fp16
-        underflow or a backward under autocast does harm: a run that holds it steps an
-        optimizer (or hands one to code outside the project, which may step it), or an
-        optimizer is at hand where it is written (or the call leading to it is), bound in that
-        function, class or module body or taken as a parameter (a `forward_backward(model,
-        optimizer, batch)` whose caller steps). `.backward()` timed or checked and then
-        dropped (a speed benchmark, a gradient test, a saliency map) updates nothing;
-        `torch.autograd.grad` returns its gradients as values that flow on (a gradient
-        penalty's loss term), so it always counts."""
-        if backward.kind == "autograd_grad":
+        underflow or a backward under autocast does harm. A scaled backward or a framework's
+        (`accelerator.backward(loss)`) is training by construction, and `torch.autograd.grad`
+        returns its gradients as values that flow on (a gradient penalty's loss term). A plain
+        `.backward()` trains when a run that holds it steps an optimizer (or hands one to code
+        outside the project, which may step it), or an optimizer is at hand where it is written
+        (or the call leading to it is): bound in that function, a function around it (a
+        closure), its class or the module body, or taken as a parameter (a
+        `forward_backward(model, optimizer, batch)` whose caller steps). A `.backward()` timed
+        or checked and then dropped (a speed benchmark, a gradient test, a saliency map)
+        updates nothing."""
+        if backward.kind in ("autograd_grad", "scaled_backward") or backward.framework_backward:
             return True
         runs = [events for _, events in self.steps.roots() if any(e.op is backward.op for e in events)]
         if any(e.kind in _UPDATES for run in runs for e in run):
@@ -89,11 +91,17 @@ class FileModel(SourceTree):
         at = backward.node or next((c.op.node for c in backward.via if c.op.node is not None and self.owns(c.op.node)), None)
         if at is None:
             return True
-        fn, cls = self.enclosing_function(at), self.enclosing_class(at)
-        if fn is not None and any(named_like_optimizer(p.name.value) for p in (*fn.params.params, *fn.params.kwonly_params)):
-            return True
+        scopes: list[Optional[cst.CSTNode]] = []
+        fn = self.enclosing_function(at)
+        while fn is not None:
+            if any(named_like_optimizer(p.name.value) for p in (*fn.params.params, *fn.params.kwonly_params)):
+                return True
+            scopes.append(fn)
+            fn = self.enclosing_function(fn)
+        scopes.append(None)  # the module body
+        cls = self.enclosing_class(at)
         return any(
-            self.enclosing_function(opt.node) is fn or (cls is not None and self.enclosing_class(opt.node) is cls)
+            self.enclosing_function(opt.node) in scopes or (cls is not None and self.enclosing_class(opt.node) is cls)
             for opt in self.bindings.of_kind("optimizer")
         )
 
