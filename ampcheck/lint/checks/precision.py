@@ -59,10 +59,11 @@ def fp16_without_scaler(model: FileModel) -> Iterable[Finding]:
 
 def _backward_follows(model: FileModel, node: cst.CSTNode) -> bool:
     """A training backward (`model.trains`: its gradients can reach an optimizer update) on a
-    loss tensor in the same function (or module body) as the region, at or after it and not on the other branch of an `if` (ConvNeXt's `if use_amp:
-    ... else: loss.backward()`), written there or in a same-file helper called there. A loss
-    handed to a framework (`accelerator.backward(loss)`) is the framework's to scale, and a
-    scaled backward means a scaler exists."""
+    loss tensor in the same function (or module body) as the region, at or after it and not on
+    the other branch of an `if` (ConvNeXt's `if use_amp: ... else: loss.backward()`), written
+    there or in a same-file helper called there. A loss handed to a framework
+    (`accelerator.backward(loss)`) is the framework's to scale, and a scaled backward means a
+    scaler exists."""
     fn = node if isinstance(node, cst.FunctionDef) else model.enclosing_function(node)
     start = model.range(node).start.line
     return any(
