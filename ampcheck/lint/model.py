@@ -85,8 +85,7 @@ class FileModel(SourceTree):
         updates nothing."""
         if backward.kind in ("autograd_grad", "scaled_backward") or backward.framework_backward:
             return True
-        runs = [events for _, events in self.steps.roots() if any(e.op is backward.op for e in events)]
-        if any(e.kind in _UPDATES for run in runs for e in run):
+        if id(backward.op) in self._ops_of_updating_runs:
             return True
         at = backward.node or next((c.op.node for c in backward.via if c.op.node is not None and self.owns(c.op.node)), None)
         if at is None:
@@ -104,6 +103,14 @@ class FileModel(SourceTree):
             self.enclosing_function(opt.node) in scopes or (cls is not None and self.enclosing_class(opt.node) is cls)
             for opt in self.bindings.of_kind("optimizer")
         )
+
+    @cached_property
+    def _ops_of_updating_runs(self) -> set[int]:
+        """The ops (by identity) of every run that steps an optimizer or hands one outside the
+        project: one pass over the runs, however many backwards `trains` is asked about."""
+        return {
+            id(e.op) for _, run in self.steps.roots() if any(e.kind in _UPDATES for e in run) for e in run
+        }
 
     # -- reporting -----------------------------------------------------------------------------------
     def finding(
