@@ -4,7 +4,8 @@ check pays only for what it asks and no check walks the tree again.
 
 Layers, each importing only those below it: walk/names -> tree -> consteval -> bindings ->
 regions, casts -> program (the file's step programs, its ModuleSummary) -> project (every
-module's summary) -> steps (sequences replayed across the project) -> this model -> checks.
+module's summary) -> steps (sequences replayed across the project) -> this model -> checks;
+assertions (what code asserts on, asked by the checks) sits on the tree.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from typing import Optional
 import libcst as cst
 
 from ampcheck.findings import Finding, Fix
-from ampcheck.lint.bindings import Bindings
+from ampcheck.lint.bindings import Bindings, named_like_optimizer
 from ampcheck.lint.casts import Casts
 from ampcheck.lint.consteval import ConstEval
 from ampcheck.lint.program import ModuleSummary, build_summary
@@ -25,6 +26,9 @@ from ampcheck.lint.regions import Regions
 from ampcheck.lint.steps import Event, StepEvents
 from ampcheck.lint.tree import Positions, SourceTree
 from ampcheck.targets import Targets
+
+# events after which gradients may have updated weights
+_UPDATES = frozenset({"opt_step", "scaler_step", "opaque"})
 
 
 class FileModel(SourceTree):
@@ -65,6 +69,48 @@ class FileModel(SourceTree):
     @cached_property
     def steps(self) -> StepEvents:
         return StepEvents(self.project, self.summary, self.regions)
+
+    # -- questions over the facets -------------------------------------------------------------------
+    def trains(self, backward: Event) -> bool:
+        """Whether the gradients of a backward can reach an optimizer update, where fp16
+        underflow or a backward under autocast does harm. A scaled backward or a framework's
+        (`accelerator.backward(loss)`) is training by construction, and `torch.autograd.grad`
+        returns its gradients as values that flow on (a gradient penalty's loss term). A plain
+        `.backward()` trains when a run that holds it steps an optimizer (or hands one to code
+        outside the project, which may step it), or an optimizer is at hand where it is written
+        (or the call leading to it is): bound in that function, a function around it (a
+        closure), its class or the module body, or taken as a parameter (a
+        `forward_backward(model, optimizer, batch)` whose caller steps). A `.backward()` timed
+        or checked and then dropped (a speed benchmark, a gradient test, a saliency map)
+        updates nothing."""
+        if backward.kind in ("autograd_grad", "scaled_backward") or backward.framework_backward:
+            return True
+        if id(backward.op) in self._ops_of_updating_runs:
+            return True
+        at = backward.node or next((c.op.node for c in backward.via if c.op.node is not None and self.owns(c.op.node)), None)
+        if at is None:
+            return True
+        scopes: list[Optional[cst.CSTNode]] = []
+        fn = self.enclosing_function(at)
+        while fn is not None:
+            if any(named_like_optimizer(p.name.value) for p in (*fn.params.params, *fn.params.kwonly_params)):
+                return True
+            scopes.append(fn)
+            fn = self.enclosing_function(fn)
+        scopes.append(None)  # the module body
+        cls = self.enclosing_class(at)
+        return any(
+            self.enclosing_function(opt.node) in scopes or (cls is not None and self.enclosing_class(opt.node) is cls)
+            for opt in self.bindings.of_kind("optimizer")
+        )
+
+    @cached_property
+    def _ops_of_updating_runs(self) -> set[int]:
+        """The ops (by identity) of every run that steps an optimizer or hands one outside the
+        project: one pass over the runs, however many backwards `trains` is asked about."""
+        return {
+            id(e.op) for _, run in self.steps.roots() if any(e.kind in _UPDATES for e in run) for e in run
+        }
 
     # -- reporting -----------------------------------------------------------------------------------
     def finding(

@@ -28,6 +28,15 @@ def test_explicit_float16_autocast_stored_on_a_trainer_without_scaler_is_flagged
     _assert_marked("amp201_explicit_fp16_trainer.py")
 
 
+def test_float16_backward_whose_gradients_an_optimizer_steps_here_or_in_the_caller_is_flagged() -> None:
+    _assert_marked("amp201_backward_stepped_by_the_caller.py")
+
+
+def test_float16_backward_whose_gradients_reach_no_optimizer_needs_no_scaler() -> None:
+    # a timing benchmark, a gradient-flow test, a saliency map: nothing is updated
+    _assert_clean("clean_fp16_backward_without_optimizer.py")
+
+
 def test_float16_autocast_used_only_for_evaluation_needs_no_scaler() -> None:
     _assert_clean("clean_fp16_eval_only.py")
 
@@ -64,6 +73,15 @@ def test_half_model_updated_by_its_optimizer_without_master_weights_is_flagged()
     _assert_marked("amp204_half_model_sgd.py")
 
 
+def test_half_model_stepped_in_a_loop_or_by_an_unchecked_step_function_is_flagged() -> None:
+    _assert_marked("amp204_half_model_stepped_in_a_loop_or_unchecked.py")
+
+
+def test_half_model_updated_once_and_then_asserted_on_is_a_test_not_training() -> None:
+    # unittest and pytest styles: one SGD step on fp16 parameters, then assertions
+    _assert_clean("clean_half_model_one_checked_update.py")
+
+
 def test_adam_default_eps_over_float16_parameters_is_flagged() -> None:
     _assert_marked("amp205_fp16_adam_default_eps.py")
 
@@ -96,3 +114,12 @@ def test_sharding_policies_written_with_a_low_precision_reduce_dtype_are_flagged
 
 def test_reduce_dtype_float32_none_omitted_or_an_expression_is_never_reported_statically() -> None:
     _assert_clean("clean_fsdp2_reduce_dtype.py")
+
+
+def test_fsdp1_plain_scaler_replaced_only_by_a_plain_one_or_elsewhere_is_flagged() -> None:
+    _assert_marked("amp206_fsdp1_plain_scaler_replaced_by_another_plain.py")
+
+
+def test_fsdp1_plain_scaler_that_a_sharded_scaler_replaces_for_sharded_runs_is_silent() -> None:
+    # a conditional expression, an assignment under `if args.fsdp:`, a trainer attribute
+    _assert_clean("clean_fsdp1_plain_scaler_replaced_by_sharded.py")

@@ -25,6 +25,15 @@ def test_backward_and_autograd_grad_inside_autocast_are_flagged_also_through_a_c
     _assert_marked("amp301_backward_in_autocast.py")
 
 
+def test_backward_in_autocast_of_a_timed_training_step_or_a_step_function_is_flagged() -> None:
+    _assert_marked("amp301_timed_training_step_in_autocast.py")
+
+
+def test_backward_in_autocast_whose_gradients_reach_no_optimizer_is_silent() -> None:
+    # a timed backward, a gradient-flow test, a saliency map
+    _assert_clean("clean_backward_in_autocast_updating_nothing.py")
+
+
 def test_binary_cross_entropy_and_a_bceloss_attribute_in_cuda_autocast_are_flagged() -> None:
     _assert_marked("amp302_bce_in_autocast.py")
 
@@ -35,6 +44,15 @@ def test_binary_cross_entropy_under_autocast_disabled_or_on_cpu_is_silent() -> N
 
 def test_manual_half_and_bfloat16_casts_of_tensors_in_autocast_are_flagged() -> None:
     _assert_marked("amp303_manual_cast_in_autocast.py")
+
+
+def test_manual_casts_in_training_code_that_asserts_on_something_else_stay_flagged() -> None:
+    _assert_marked("amp303_cast_in_autocast_with_other_assertions.py")
+
+
+def test_manual_casts_whose_dtype_the_code_then_asserts_on_are_silent() -> None:
+    # unittest, pytest and torch.testing styles: the half input is the behaviour under test
+    _assert_clean("clean_dtype_under_test_in_autocast.py")
 
 
 def test_casts_inside_a_custom_fwd_forward_are_silent() -> None:
@@ -64,6 +82,15 @@ def test_custom_function_without_amp_decorators_in_an_autocast_file_is_flagged()
 )
 def test_decorated_function_a_file_without_autocast_or_a_function_applied_with_autocast_off_is_silent(name: str) -> None:
     _assert_clean(name)
+
+
+def test_function_whose_backward_enters_a_fixed_or_non_autocast_state_is_flagged() -> None:
+    _assert_marked("amp304_backward_enters_another_autocast_state.py")
+
+
+def test_function_whose_backward_restores_the_forward_autocast_state_from_ctx_is_silent() -> None:
+    # `torch.autocast(**ctx.kwargs)` and a same-file context manager that opens autocast
+    _assert_clean("clean_function_restoring_forward_autocast.py")
 
 
 def test_deprecated_custom_fwd_spelling_is_left_to_amp403() -> None:

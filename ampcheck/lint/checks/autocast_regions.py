@@ -6,6 +6,7 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from ampcheck.findings import Edit, Finding, Fix
+from ampcheck.lint.assertions import assertions_after, reads_dtype
 from ampcheck.lint.checks import check
 from ampcheck.lint.casts import Cast
 from ampcheck.lint.model import FileModel
@@ -49,7 +50,7 @@ def backward_in_autocast(model: FileModel) -> Iterable[Finding]:
     for event in model.steps.events:
         backward = event.kind in BACKWARD_KINDS or event.framework_backward
         region = model.regions.active(event.node) if backward else None
-        if region is not None:
+        if region is not None and model.trains(event):
             yield model.finding(
                 "AMP301",
                 event.node,
@@ -99,6 +100,8 @@ def manual_cast_in_autocast(model: FileModel) -> Iterable[Finding]:
         region = model.regions.active(cast.call)
         if region is None or model.casts.in_custom_fwd(cast.call) or _inference(model, region, cast):
             continue
+        if any(reads_dtype(a) for a in assertions_after(model, cast.call)):
+            continue  # the dtype is what the code checks: a test of half inputs under autocast
         if isinstance(cast.receiver, (cst.Name, cst.Attribute)):
             b = model.bindings.lookup(cast.receiver, cast.call)
             if b is not None and b.kind in ("model", "loss"):
@@ -136,6 +139,8 @@ def custom_function_without_amp_decorators(model: FileModel) -> Iterable[Finding
         forward = methods.get("forward")
         if forward is None or _applied_only_without_autocast(model, cls):
             continue
+        if "backward" in methods and _restores_forward_autocast(model, methods["backward"]):
+            continue
         decorated = {name: _decorators(model, fn) for name, fn in methods.items()}
         if any(d & _DEPRECATED_DECORATORS for d in decorated.values()):
             continue  # the deprecated spelling is AMP403's to fix
@@ -158,6 +163,42 @@ def _applied_only_without_autocast(model: FileModel, cls: cst.ClassDef) -> bool:
         if isinstance(c.func, cst.Attribute) and c.func.attr.value == "apply" and dotted(c.func.value) == cls.name.value
     ]
     return bool(applies) and all((r := model.regions.enclosing(c)) is not None and r.enabled is False for c in applies)
+
+
+def _restores_forward_autocast(model: FileModel, backward: cst.FunctionDef) -> bool:
+    """Whether `backward` re-enters, by hand, the autocast state its forward saved on `ctx`
+    (`with torch.autocast(**ctx.autocast_kwargs):`, or a same-file context manager that opens
+    autocast, `with autocast(ctx.had_autocast_in_fwd):`): what custom_bwd does, written out
+    (torch.utils.checkpoint's, fairscale's and LDM's CheckpointFunction)."""
+    params = backward.params.params
+    if not params:
+        return False
+    ctx = params[0].name.value
+    for w in model.withs:
+        if model.enclosing_function(w) is not backward:
+            continue
+        for item in w.items:
+            call = item.item
+            if isinstance(call, cst.Call) and _reads(call, ctx) and _opens_autocast(model, call):
+                return True
+    return False
+
+
+def _reads(call: cst.Call, ctx: str) -> bool:
+    """Whether an argument of `call` is an attribute saved on `ctx` (`ctx.x`, `**ctx.kwargs`)."""
+    return any((dotted(a.value) or "").startswith(f"{ctx}.") for a in call.args)
+
+
+def _opens_autocast(model: FileModel, call: cst.Call) -> bool:
+    """An autocast call in any spelling, or a call of a function of this file that opens an
+    autocast region (a version-compatible `@contextmanager` wrapper)."""
+    if model.regions.config(call) is not None:
+        return True
+    name = call.func.value if isinstance(call.func, cst.Name) else None
+    return name is not None and any(
+        fn.name.value == name and any(model.enclosing_function(r.node) is fn for r in model.regions.all)
+        for fn in model.functions
+    )
 
 
 def _has_amp_decorator(names: frozenset[str], method: str) -> bool:

@@ -7,7 +7,8 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from ampcheck.findings import Finding
-from ampcheck.lint.bindings import Binding
+from ampcheck.lint.assertions import assertions_after
+from ampcheck.lint.bindings import SCALER_QUALNAMES, Binding
 from ampcheck.lint.casts import Cast
 from ampcheck.lint.checks import check
 from ampcheck.lint.consteval import TorchDtype
@@ -22,6 +23,7 @@ _PLAIN_SCALERS = frozenset(
         "torch.cuda.amp.grad_scaler.GradScaler",
     }
 )
+_SHARDED_SCALERS = frozenset(q for q in SCALER_QUALNAMES if q.endswith(".ShardedGradScaler"))
 _FSDP1 = frozenset(
     {
         "torch.distributed.fsdp.FullyShardedDataParallel",
@@ -72,16 +74,18 @@ def fp16_without_scaler(model: FileModel) -> Iterable[Finding]:
 
 
 def _backward_follows(model: FileModel, node: cst.CSTNode) -> bool:
-    """A backward on a loss tensor in the same function (or module body) as the region, at or
-    after it and not on the other branch of an `if` (ConvNeXt's `if use_amp: ... else:
-    loss.backward()`), written there or in a same-file helper called there. A loss handed to a
-    framework (`accelerator.backward(loss)`) is the framework's to scale, and a scaled
-    backward means a scaler exists."""
+    """A training backward (`model.trains`: its gradients can reach an optimizer update) on a
+    loss tensor in the same function (or module body) as the region, at or after it and not on
+    the other branch of an `if` (ConvNeXt's `if use_amp: ... else: loss.backward()`), written
+    there or in a same-file helper called there. A loss handed to a framework
+    (`accelerator.backward(loss)`) is the framework's to scale, and a scaled backward means a
+    scaler exists."""
     fn = node if isinstance(node, cst.FunctionDef) else model.enclosing_function(node)
     start = model.range(node).start.line
     return any(
         model.enclosing_function(at) is fn and model.range(at).start.line >= start
         and not model.exclusive_branches(node, at)
+        and model.trains(e)
         for _, events in model.steps.roots()
         for e in events
         if e.kind in ("backward", "autograd_grad")
@@ -184,7 +188,7 @@ def fp16_params_with_scaler(model: FileModel) -> Iterable[Finding]:
 @check("AMP204")
 def fp16_params_without_master_weights(model: FileModel) -> Iterable[Finding]:
     for cast, opt in _training_casts(model):
-        if _unscaling_scaler(model, opt) is None:
+        if _unscaling_scaler(model, opt) is None and not _one_checked_update(model, opt):
             yield model.finding(
                 "AMP204",
                 cast.call,
@@ -192,6 +196,15 @@ def fp16_params_without_master_weights(model: FileModel) -> Iterable[Finding]:
                 "fp32 master copy: updates smaller than fp16's resolution are lost. Keep the parameters fp32 and use "
                 "autocast (+ GradScaler)",
             )
+
+
+def _one_checked_update(model: FileModel, opt: Binding) -> bool:
+    """Whether every step of `opt` is one update, in no loop, that the function then asserts
+    on (a unit test of what an fp16 update or an fp16 EMA does). The loss AMP204 describes
+    adds up over a run of steps: an update below fp16's resolution lost at every step. One
+    step whose result is checked loses nothing that training would."""
+    steps = [e for e in model.steps.events if e.kind == "opt_step" and e.target == opt.key and e.node is not None]
+    return bool(steps) and all(not e.loops and assertions_after(model, e.node) for e in steps)
 
 
 @check("AMP205")
@@ -234,6 +247,8 @@ def fsdp1_with_plain_scaler(model: FileModel) -> Iterable[Finding]:
     for scaler in model.bindings.of_kind("scaler"):
         if scaler.qualname not in _PLAIN_SCALERS or scaler.enabled is False or id(scaler.node) in seen:
             continue
+        if _replaced_by_sharded(model, scaler):
+            continue
         owner = _owner(model, scaler.node)
         together = [
             w for w in wraps
@@ -248,6 +263,24 @@ def fsdp1_with_plain_scaler(model: FileModel) -> Iterable[Finding]:
                 "local shard, so ranks can disagree on skipping a step. Use "
                 "torch.distributed.fsdp.sharded_grad_scaler.ShardedGradScaler",
             )
+
+
+def _replaced_by_sharded(model: FileModel, scaler: Binding) -> bool:
+    """Whether a later assignment in the same scope puts a ShardedGradScaler in the plain
+    scaler's place, outright or on one side of a conditional (FunASR's `scaler =
+    ShardedGradScaler(...) if use_fsdp else scaler`): the sharded runs get the sharded
+    scaler, and the plain one is what the runs without FSDP keep."""
+    scope = model.enclosing_function(scaler.node)
+    for node in model.assigns:
+        if not isinstance(node, cst.Assign) or node.value is None or not model.precedes(scaler.node, node):
+            continue
+        if model.enclosing_function(node) is not scope or not any(dotted(t.target) == scaler.key for t in node.targets):
+            continue
+        value = node.value
+        choices = (value.body, value.orelse) if isinstance(value, cst.IfExp) else (value,)
+        if any(isinstance(c, cst.Call) and model.callee(c) in _SHARDED_SCALERS for c in choices):
+            return True
+    return False
 
 
 def _owner(model: FileModel, node: cst.CSTNode) -> Optional[cst.CSTNode]:
