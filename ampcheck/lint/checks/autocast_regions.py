@@ -110,7 +110,8 @@ def manual_cast_in_autocast(model: FileModel) -> Iterable[Finding]:
             "AMP303",
             cast.call,
             f"manual cast to {cast.dtype} inside {where(region, model)}{maybe(region)} overrides autocast's "
-            "per-op policy (softmax, norms and losses then run in low precision); let autocast choose the dtype",
+            "per-op policy for the ops it does not list (elementwise arithmetic, reductions and residual sums "
+            "downstream then run in low precision); let autocast choose the dtype",
         )
 
 
