@@ -31,13 +31,17 @@ API (facet `model.steps`):
   there), to tell a helper's own bug from one its caller makes.
 - `exclusive(a, b)`: two events on different branches of one `if` never run together.
 
-Kinds: scaled_backward, backward, unscale, grad_use, scaler_step, opt_step, update, zero_grad,
-save, autograd_grad, nonfinite (a check or repair of inf/NaN), opaque.
+Kinds (`EventKind`): scaled_backward, backward, unscale, grad_use, scaler_step, opt_step,
+update (`scaler.update()`: reads the inf checks recorded since the last update and grows or
+backs off the scale), set_scale (`scaler.update(new_scale)`: sets the scale and, like update,
+makes every optimizer READY again, but reads no inf check), zero_grad, save, autograd_grad,
+nonfinite (a check or repair of inf/NaN), opaque.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from functools import cached_property
 from typing import TYPE_CHECKING, Iterator, Optional, Union
 
@@ -51,13 +55,30 @@ from ampcheck.lint.project import Project
 if TYPE_CHECKING:
     from ampcheck.lint.regions import AutocastRegion, Regions
 
-KINDS = (
-    "scaled_backward", "backward", "unscale", "grad_use", "scaler_step", "opt_step",
-    "update", "zero_grad", "save", "autograd_grad", "nonfinite", "opaque",
-)
+
+
+class EventKind(StrEnum):
+    """What an event does (a str, so an op kind of the program reads as its event kind)."""
+
+    SCALED_BACKWARD = "scaled_backward"
+    BACKWARD = "backward"
+    UNSCALE = "unscale"
+    GRAD_USE = "grad_use"
+    SCALER_STEP = "scaler_step"
+    OPT_STEP = "opt_step"
+    UPDATE = "update"
+    SET_SCALE = "set_scale"
+    ZERO_GRAD = "zero_grad"
+    SAVE = "save"
+    AUTOGRAD_GRAD = "autograd_grad"
+    NONFINITE = "nonfinite"
+    OPAQUE = "opaque"
+
+
+KINDS = tuple(EventKind)
 _MAX_DEPTH = 6
 _MAX_EVENTS = 4000
-_SCALER_METHODS = {"unscale_": "unscale", "step": "scaler_step", "update": "update"}
+_SCALER_METHODS = {"unscale_": EventKind.UNSCALE, "step": EventKind.SCALER_STEP, "update": EventKind.UPDATE}
 _ENGINE_WORDS = ("accelerator", "engine", "fabric", "model", "trainer", "wrapper", "runner")
 _HANDED_KINDS = ("scaler", "optimizer", "opaque")
 # a helper named for a part of the step (`dispatch_clip_grad(parameters, ...)`) is read even
@@ -492,7 +513,9 @@ class StepEvents:
         if scaler is not None:
             kind = _SCALER_METHODS.get(name)
             opt_ref = positional[0] if positional else dict(op.kwargs).get("optimizer")
-            if kind is not None and (kind == "update" or opt_ref is not None):
+            if kind == EventKind.UPDATE and _sets_scale(op):
+                kind = EventKind.SET_SCALE
+            if kind is not None and (kind in (EventKind.UPDATE, EventKind.SET_SCALE) or opt_ref is not None):
                 opt = self.val(opt_ref, frame) if opt_ref is not None else None
                 out.append(self._event(
                     kind, op, frame, guards, scaler=scaler[0], binding=scaler[1], spelled=_spelling(op),
@@ -691,6 +714,12 @@ def _external_instance(qualname: str, b: BindingInfo) -> Optional[BindingInfo]:
     if qualname.startswith("torch.optim.") and not qualname.startswith("torch.optim.lr_scheduler"):
         return BindingInfo("optimizer", qualname)
     return BindingInfo("optimizer", qualname) if last in OPTIMIZER_NAMES else None
+
+
+def _sets_scale(op: Op) -> bool:
+    """`scaler.update(new_scale)` / `update(new_scale=...)`: an argument other than `None`."""
+    given = [*op.args, *(v for k, v in op.kwargs if k == "new_scale")]
+    return bool(given) and not (len(given) == 1 and isinstance(given[0], Value) and given[0].text == "None")
 
 
 def _steps_train(fn: FunctionProgram) -> bool:

@@ -9,7 +9,6 @@ two calls' conditions differ.
 """
 from __future__ import annotations
 
-import ast
 import itertools
 import re
 from dataclasses import dataclass
@@ -19,14 +18,13 @@ import libcst as cst
 
 from ampcheck.findings import Finding
 from ampcheck.lint.checks import check
-from ampcheck.lint.bindings import named_like_optimizer
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.program import BindingInfo as Binding
 from ampcheck.lint.steps import Event, Guard, exclusive, separating
 
 # Conditions that switch AMP on and off; the branches they pick are the scaler's own states.
 _AMP_TOGGLE = re.compile(r"amp|fp16|half|mixed|scal(er|ing)|precision|autocast|dtype|float16", re.I)
-_SCALER_EVENTS = ("scaled_backward", "unscale", "scaler_step", "update")
+_SCALER_EVENTS = ("scaled_backward", "unscale", "scaler_step", "update", "set_scale")
 _NOT_SCALERS = frozenset({"model", "loss", "optimizer", "scheduler"})
 _LR_SCHEDULE = re.compile(r"sched|(^|[._])lr(_|$)|_lr\b|warmup|learning_rate", re.I)
 _PER_OPTIMIZER = re.compile(r"optim|\bopt_?(idx|id|i|index)\b", re.I)
@@ -56,6 +54,15 @@ class _Step:
 
     def of(self, kind: str, scaler: Optional[str] = None) -> list[Event]:
         return [e for e in self.events if e.kind == kind and (scaler is None or e.scaler == scaler)]
+
+    def resets(self, scaler: str) -> list[Event]:
+        """The calls that make every optimizer of `scaler` READY again: `update()` and
+        `update(new_scale)`, in order."""
+        return [e for e in self.events if e.kind in ("update", "set_scale") and e.scaler == scaler]
+
+    def recorders(self, scaler: str) -> list[Event]:
+        """The calls that record an inf check for `update()` to read: `unscale_` and `step`."""
+        return [e for e in self.events if e.kind in ("unscale", "scaler_step") and e.scaler == scaler]
 
     def scalers(self) -> dict[str, Optional[Binding]]:
         """The scalers judged here: used, and not certainly disabled."""
@@ -269,7 +276,7 @@ def _amp102(step: _Step) -> Iterator[tuple[Event, str]]:
     for s, b in step.scalers().items():
         if step.blocked(s):
             continue
-        updates = step.of("update", s)
+        updates = step.resets(s)
         for st in step.of("scaler_step", s):
             loop = step.iteration(st, s)
             if loop is None:
@@ -296,81 +303,74 @@ def scaler_calls_out_of_order(model: FileModel) -> Iterator[Finding]:
 
 
 def _amp103(step: _Step) -> Iterator[tuple[Event, str]]:
+    """GradScaler's own state machine (torch/amp/grad_scaler.py): each optimizer goes READY ->
+    UNSCALED (unscale_) -> STEPPED (step); `update()` and `update(new_scale)` make every
+    optimizer READY again, and only `update()` reads the inf checks `unscale_` or `step`
+    recorded since the last one. Two whole backward/step/update cycles in one iteration are
+    legal; what is reported is an update that finds no inf check (torch raises), and a step
+    whose gradients come from a backward scaled before the last update (they are divided by
+    another scale than the one they were multiplied by)."""
     for s, b in step.scalers().items():
         if step.blocked(s):
             continue
-        updates = step.of("update", s)
-        steps_ = step.of("scaler_step", s)
-        for u in updates:
-            same = [x for x in steps_ if x.loops == u.loops and not exclusive(x, u)]
-            earlier_updates = [
-                x for x in updates
-                if x.loops == u.loops and step.index(x) < step.index(u) and not exclusive(x, u)
-            ]
-            if earlier_updates:
-                yield u, (
-                    _say(b, f"`{s}.update()` runs a second time in this iteration: the scale is adjusted "
-                    "from only the optimizers stepped so far; call it once, after every "
-                    f"`{s}.step(...)` of the iteration")
-                )
-            elif same and all(step.index(x) > step.index(u) for x in same):
-                yield u, (
-                    _say(b, f"`{s}.update()` runs before `{s}.step(...)` in the same iteration: the scale "
-                    "is adjusted without this iteration's inf check (\"No inf checks were recorded prior "
-                    f"to update\"); call `{s}.update()` after `{s}.step(...)`")
-                )
-            elif b is not None and not b.inferred:
-                loop = _optimizer_loop(step, u, steps_, b, s)
-                if loop is not None:
+        resets = step.resets(s)
+        recorders = step.recorders(s)
+        for u in step.of("update", s):
+            prior = [r for r in resets if r.loops == u.loops and step.index(r) < step.index(u) and not exclusive(r, u)]
+            if prior:
+                r = prior[-1]
+                if step.dominates(r, u, b, s) and not any(
+                    x in recorders and not exclusive(x, u) for x in step.between(r, u)
+                ):
                     yield u, (
-                        _say(b, f"`{s}.update()` runs on every pass of `for ... in {loop.test}`, once per "
-                        "optimizer: each update adjusts the scale from only the optimizer stepped before "
-                        f"it; call it once, after `{s}.step(...)` has run for every optimizer")
+                        _say(b, f"`{s}.update()` runs again with no `{s}.step(...)` or `{s}.unscale_(...)` since "
+                        f"the last `{r.op.text}(...)`: it raises \"No inf checks were recorded prior to update.\"; "
+                        f"call `{s}.update()` once, after the optimizers of the iteration have stepped")
                     )
+                continue
+            same = [x for x in step.of("scaler_step", s) if x.loops == u.loops and not exclusive(x, u)]
+            before = [x for x in recorders if x.loops == u.loops and step.index(x) < step.index(u) and not exclusive(x, u)]
+            if same and not before and all(step.index(x) > step.index(u) for x in same):
+                yield u, (
+                    _say(b, f"`{s}.update()` runs before `{s}.step(...)` in the same iteration: no inf check "
+                    "has been recorded yet, so it raises \"No inf checks were recorded prior to update.\" "
+                    f"(or adjusts the scale from the previous iteration's); call `{s}.update()` after "
+                    f"`{s}.step(...)`")
+                )
+        for st in step.of("scaler_step", s):
+            r = _stale(step, st, s, b)
+            if r is not None:
+                yield r, (
+                    _say(b, f"`{r.op.text}(...)` runs between a backward and `{_call_text(s, 'step', st.target)}` "
+                    "that steps on its gradients: the update may change the scale, and the step then divides "
+                    "gradients by another scale than the loss was multiplied by; call the update once, after "
+                    "every optimizer of that backward has stepped")
+                )
 
 
-def _optimizer_loop(step: _Step, u: Event, steps_: list[Event], b: Binding, s: str) -> Optional[Guard]:
-    """The loop over the optimizers that runs the update and a step of its scaler on every
-    pass (coqui's Trainer before 7fe6c92). Only for a scaler known to be one object: a scaler
-    picked per optimizer (`self.scalers[idx]`, `zip(optimizers, scalers)`) is not."""
-    loops = [g for g in u.loops if g.kind == "for" and g.test is not None and _over_optimizers(g.test)]
-    if not loops or "scal" in (loops[-1].test or ""):
+def _stale(step: _Step, st: Event, s: str, b: Optional[Binding]) -> Optional[Event]:
+    """The update (or `update(new_scale)`) that runs between the scaled backward a step's
+    gradients come from and the step: in order in one pass (step A, update, step B), or in a
+    loop the backward is outside of that runs the step and then the update on every pass (a
+    loop over the optimizers stepping and updating each), whose next pass steps after it."""
+    back = _last_backward(step, st)
+    if back is None or back.kind != "scaled_backward" or back.scaler != s:
         return None
-    cu = step.conditions(u, b, s)
-    if any(
-        loops[-1] in x.loops and x.loops == u.loops and step.conditions(x, b, s) == cu and not exclusive(x, u)
-        for x in steps_
-    ):
-        return loops[-1]
+    cst_ = step.conditions(st, b, s)
+    for r in step.resets(s):
+        if exclusive(r, st) or not _loops_prefix(back.loops, r.loops):
+            continue
+        if step.index(back) < step.index(r) < step.index(st):
+            read = r.kind == "set_scale" or any(
+                x.kind in ("unscale", "scaler_step") and x.scaler == s and not exclusive(x, r) for x in step.between(back, r)
+            )  # (an update that finds no inf check is the finding, not the step after it)
+            if read and _loops_prefix(r.loops, st.loops) and step.conditions(r, b, s) <= cst_:
+                return r
+        elif step.index(r) > step.index(st) and b is not None and not b.inferred:
+            loop = next((g for g in reversed(st.loops) if g not in back.loops), None)
+            if loop is not None and r.loops == st.loops and step.conditions(r, b, s) <= cst_:
+                return r
     return None
-
-
-_WRAPPERS = frozenset({"enumerate", "zip", "reversed", "list", "tuple", "sorted", "range", "len"})
-
-
-def _over_optimizers(iterable: str) -> bool:
-    """Whether a `for` iterates over optimizers: `self.optimizers`, `enumerate(optimizers)`,
-    `[opt_g, opt_d]`, `self.optimizers()`, `optimizers.values()`, `range(len(optimizers))`."""
-    try:
-        expr = ast.parse(iterable, mode="eval").body
-    except (SyntaxError, ValueError, RecursionError):
-        return False
-    while isinstance(expr, ast.Call):
-        func = expr.func
-        if isinstance(func, ast.Name) and func.id in _WRAPPERS and expr.args:
-            expr = expr.args[0]
-        elif isinstance(func, ast.Attribute) and not expr.args and (func.attr in ("values", "items") or _named_optimizers(func)):
-            expr = func.value if func.attr in ("values", "items") else func
-        else:
-            return False
-    if isinstance(expr, (ast.List, ast.Tuple)):
-        return bool(expr.elts) and all(_named_optimizers(e) for e in expr.elts)
-    return _named_optimizers(expr)
-
-
-def _named_optimizers(expr: ast.expr) -> bool:
-    name = expr.attr if isinstance(expr, ast.Attribute) else expr.id if isinstance(expr, ast.Name) else None
-    return name is not None and named_like_optimizer(name)
 
 
 # -- AMP104 -------------------------------------------------------------------------------------
@@ -444,7 +444,7 @@ def unscale_repeated(model: FileModel) -> Iterator[Finding]:
 
 def _amp106(step: _Step) -> Iterator[tuple[Event, str]]:
     for s, b in step.scalers().items():
-        updates = step.of("update", s)
+        updates = step.resets(s)
         if not updates:
             continue
         unscales = step.of("unscale", s)
@@ -474,7 +474,7 @@ def _unscale_repeats(step: _Step, u: Event, updates: list[Event], unscales: list
     for other in unscales:
         if other is u or other.target != u.target or exclusive(other, u) or other.loops != u.loops:
             continue
-        if step.index(other) < step.index(u) and not any(x.kind == "update" for x in step.between(other, u)):
+        if step.index(other) < step.index(u) and not any(x.kind in ("update", "set_scale") for x in step.between(other, u)):
             return True
     return False
 
