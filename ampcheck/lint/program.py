@@ -63,6 +63,13 @@ _FRAMEWORK_CLIP = re.compile(r"accelerator|fabric|engine|trainer|runner|wrapper|
 _TEXT_LIMIT = 80
 _DEFERRED = frozenset({cst.Lambda, cst.FunctionDef, cst.ClassDef})  # bodies that run when called
 _MAX_ALIASES = 4
+# Methods whose result carries the scaled loss on, times a constant at most: its gradients
+# stay multiplied by the loss scale.
+_SCALED_KEEPERS = frozenset(
+    {"sum", "mean", "float", "half", "double", "to", "clone", "contiguous", "squeeze", "view", "reshape",
+     "mul", "div", "mul_", "div_", "multiply", "divide", "neg", "__mul__", "__truediv__"}
+)
+_LINEAR_OPERATORS = (cst.Multiply, cst.Divide)
 
 
 # -- what a binding says, as data ------------------------------------------------------------------
@@ -546,8 +553,10 @@ class _Builder:
     # -- references -------------------------------------------------------------------------------------
     def ref(self, expr: cst.BaseExpression) -> Ref:
         """What an expression stands for at its place in its function."""
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "scale":
-            return Scaled(self.ref(expr.func.value), self._text(expr))
+        if not isinstance(expr, cst.Name):
+            scaled = self._scaled_ref(expr)
+            if scaled is not None:
+                return scaled
         text = dotted(expr)
         if text is None:
             return Value(None)
@@ -601,11 +610,37 @@ class _Builder:
             fn = self.tree.enclosing_function(fn)
         return False
 
-    def _scaled_value(self, name: cst.Name) -> Optional[Scaled]:
-        """`y = scaler.scale(x)` ... `y`: the scaled value, when that assignment is the latest."""
+    def _scaled_ref(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[Scaled]:
+        """`scaler.scale(x)`, or a value that carries it unchanged up to a constant factor:
+        `typing.cast(Tensor, scaled)`, `scaled / n`, `k * scaled`, `-scaled`, `scaled.sum()`,
+        `.mean()`, `.float()`, `.mul_(k)`, ..., or a name assigned one (its gradients stay
+        multiplied by the loss scale)."""
+        if depth > _MAX_ALIASES * 2:
+            return None
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            name = expr.func.attr.value
+            if name == "scale":
+                return Scaled(self.ref(expr.func.value), self._text(expr))
+            if name in _SCALED_KEEPERS:
+                return self._scaled_ref(expr.func.value, depth + 1)
+        if isinstance(expr, cst.Call) and "typing.cast" in self.tree.names.resolve(expr.func) and len(expr.args) == 2:
+            return self._scaled_ref(expr.args[1].value, depth + 1)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _LINEAR_OPERATORS):
+            left = self._scaled_ref(expr.left, depth + 1)
+            if left is not None or isinstance(expr.operator, cst.Divide):
+                return left
+            return self._scaled_ref(expr.right, depth + 1)
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+            return self._scaled_ref(expr.expression, depth + 1)
+        if isinstance(expr, cst.Name):
+            return self._scaled_value(expr, depth + 1)
+        return None
+
+    def _scaled_value(self, name: cst.Name, depth: int = 0) -> Optional[Scaled]:
+        """`y = scaler.scale(x)` (or a value carrying it) ... `y`: the scaled value, when that
+        assignment is the latest."""
         fn = self.tree.enclosing_function(name)
-        value = self._scaled.get((fn, name.value))
-        if value is None:
+        if (fn, name.value) not in self._scaled:
             return None
         best = None
         for node in self.tree.assigns:
@@ -614,23 +649,29 @@ class _Builder:
             if any(isinstance(t.target, cst.Name) and t.target.value == name.value for t in node.targets):
                 if self.tree.precedes(node, name) and node not in self.tree.ancestors(name):
                     best = node
-        if best is not value:
+        if best is None or len(best.targets) != 1:
             return None
-        assert isinstance(value.value, cst.Call) and isinstance(value.value.func, cst.Attribute)
-        return Scaled(self.ref(value.value.func.value), self._text(value.value))
+        return self._scaled_ref(best.value, depth)
 
-    def _index_scaled_assignments(self) -> dict[tuple[Optional[cst.FunctionDef], str], cst.Assign]:
-        out: dict[tuple[Optional[cst.FunctionDef], str], cst.Assign] = {}
+    def _index_scaled_assignments(self) -> set[tuple[Optional[cst.FunctionDef], str]]:
+        """The names a `scaler.scale(...)` call's value may be assigned to, in the function
+        they are local to: those assigned an expression holding such a call, then those
+        assigned an expression holding one of those names (`scaled = scaler.scale(loss)`,
+        `scaled_loss = scaled / n`)."""
+        out: set[tuple[Optional[cst.FunctionDef], str]] = set()
+        targets: list[tuple[cst.Assign, Optional[cst.FunctionDef], str]] = []
         for node in self.tree.assigns:
-            if (
-                isinstance(node, cst.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0].target, cst.Name)
-                and isinstance(node.value, cst.Call)
-                and isinstance(node.value.func, cst.Attribute)
-                and node.value.func.attr.value == "scale"
-            ):
-                out[(self.tree.enclosing_function(node), node.targets[0].target.value)] = node
+            if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                targets.append((node, self.tree.enclosing_function(node), node.targets[0].target.value))
+        holders = {
+            anc for call in self.tree.calls
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "scale"
+            for anc in self.tree.ancestors(call) if isinstance(anc, cst.Assign)
+        }
+        for _ in range(2):
+            for node, fn, name in targets:
+                if node in holders or any((fn, n.value) in out for n in _walk_names(self.tree, node.value)):
+                    out.add((fn, name))
         return out
 
     # -- functions a name call enters -------------------------------------------------------------------
@@ -713,6 +754,19 @@ def _is_super_call(expr: cst.BaseExpression) -> bool:
 def _positional_params(fn: cst.FunctionDef) -> list[str]:
     p = fn.params
     return [x.name.value for x in (*p.posonly_params, *p.params)]
+
+
+def _walk_names(tree: SourceTree, node: cst.CSTNode) -> Iterator[cst.Name]:
+    """The names an expression reads (not attribute names, not inside a lambda)."""
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.Name):
+            yield cur
+        elif isinstance(cur, cst.Attribute):
+            stack.append(cur.value)
+        elif not isinstance(cur, cst.Lambda):
+            stack.extend(tree.children(cur))
 
 
 def _names_in(target: cst.BaseExpression) -> Iterator[cst.Name]:
