@@ -70,6 +70,20 @@ _SCALED_KEEPERS = frozenset(
      "mul", "div", "mul_", "div_", "multiply", "divide", "neg", "__mul__", "__truediv__"}
 )
 _LINEAR_OPERATORS = (cst.Multiply, cst.Divide)
+# What a read of a gradient's size is (a norm, an extreme, a power, a number out of a tensor)
+# and what carries a gradient on linearly (its result scales with the gradient).
+_MAGNITUDE_READS = frozenset(
+    {"norm", "vector_norm", "matrix_norm", "abs", "abs_", "max", "min", "amax", "amin", "pow", "pow_", "sqrt", "square",
+     "item", "tolist", "numpy", "std", "var", "log", "exp", "clamp", "clamp_", "clip", "clip_", "sign", "topk"}
+    | CLIP
+)
+_LINEAR_GRAD_METHODS = frozenset(
+    {"view", "reshape", "flatten", "detach", "clone", "contiguous", "to", "float", "half", "double", "cpu", "cuda",
+     "div", "div_", "mul", "mul_", "add", "add_", "sub", "sub_", "sum", "mean", "neg", "t", "squeeze", "unsqueeze",
+     "narrow", "index_select", "masked_fill", "copy_", "data_ptr"}
+)
+_LINEAR_GRAD_FUNCTIONS = frozenset({"cat", "stack", "sum", "flatten", "_flatten_dense_tensors", "list", "tuple", "mean", "add", "mul", "div"})
+_LOGGING = re.compile(r"(^|\.)(print|log|info|debug|warning|add_scalar|add_scalars|add_histogram|log_metrics|log_dict)$")
 
 
 # -- what a binding says, as data ------------------------------------------------------------------
@@ -460,7 +474,7 @@ class _Builder:
             op = self._call(node, guards)  # type: ignore[arg-type]
             if op is not None:
                 out.append(op)
-        elif kind is cst.Attribute and node.attr.value == "grad" and self._is_grad_read(node):  # type: ignore[attr-defined,arg-type]
+        elif kind is cst.Attribute and node.attr.value == "grad" and self._is_grad_read(node) and self._reads_magnitude(node):  # type: ignore[attr-defined,arg-type]
             out.append(Op("grad_use", guards, text=self._text(node), node=node))
 
     @cached_property
@@ -488,7 +502,7 @@ class _Builder:
             if _is_super_call(recv):
                 return self._op(call, guards, self._self_method(call, func.attr.value, super_=True))
             if func.attr.value in CLIP and not _FRAMEWORK_CLIP.search(self._text(recv)):
-                return Op("grad_use", guards, text=self._text(func), node=call)  # FSDP's model.clip_grad_norm_
+                return self._clip(call, guards)  # FSDP's model.clip_grad_norm_
             if self._is_self(recv):
                 return self._op(call, guards, self._self_method(call, func.attr.value))
             op = self._op(call, guards, Method(self.ref(recv), func.attr.value))
@@ -497,7 +511,7 @@ class _Builder:
         if not isinstance(func, cst.Name):
             return None
         if last in CLIP:
-            return Op("grad_use", guards, text=self._text(func), node=call)
+            return self._clip(call, guards)
         local = self._local_function(call, func.value)
         if local is not None:
             return self._op(call, guards, Local(local))
@@ -523,7 +537,7 @@ class _Builder:
             tensor = positional[0].value
             return Op("call", guards, Method(self.ref(tensor), "backward"), text=self._text(call.func), subject=self._text(tensor), node=call)
         if last in CLIP and torch_only:
-            return Op("grad_use", guards, text=self._text(call.func), node=call)
+            return self._clip(call, guards)
         if last in NONFINITE:
             return Op("nonfinite", guards, text=self._text(call.func), node=call)
         if torch_only or any(q.startswith("torch.") for q in quals):
@@ -700,6 +714,63 @@ class _Builder:
         text = " ".join(self.tree.code_for(node).split())
         return text if len(text) <= _TEXT_LIMIT else text[: _TEXT_LIMIT - 3] + "..."
 
+    def _clip(self, call: cst.Call, guards: tuple[GuardSpec, ...]) -> Optional[Op]:
+        """A gradient clip: a nonlinear read, unless its threshold is multiplied by the loss
+        scale (`max_norm * scaler.get_scale()`), which clips the scaled gradients right."""
+        threshold = next((a.value for a in call.args if a.keyword is not None and a.keyword.value in ("max_norm", "clip_value")), None)
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        if threshold is None and len(positional) > 1:
+            threshold = positional[1]
+        if threshold is not None and any(
+            isinstance(c, cst.Call) and isinstance(c.func, cst.Attribute) and c.func.attr.value == "get_scale"
+            for c in _walk_calls(self.tree, threshold)
+        ):
+            return None
+        return Op("grad_use", guards, text=self._text(call.func), node=call)
+
+    def _reads_magnitude(self, node: cst.Attribute) -> bool:
+        """Whether a `.grad` read depends nonlinearly on the gradient's size: a norm, a max or
+        abs, a power, a comparison with a threshold, a value logged or turned into a number, an
+        inf/NaN check. Linear uses (an all-reduce, a sum or average, `div_(world_size)`, a
+        copy into a bucket, `torch.cat` of views) scale with the gradient and stay right once
+        it is unscaled; a value only stored in a name is not followed (not reported)."""
+        cur: cst.CSTNode = node
+        for _ in range(12):
+            parent = self.tree.parent(cur)
+            if isinstance(parent, cst.Attribute) and parent.value is cur:
+                name = parent.attr.value
+                if name in _MAGNITUDE_READS:
+                    return True
+                call = self.tree.parent(parent)
+                if name == "data" or name in ("T", "mT"):
+                    cur = parent
+                elif name in _LINEAR_GRAD_METHODS and isinstance(call, cst.Call) and call.func is parent:
+                    cur = call
+                else:
+                    return False
+            elif isinstance(parent, cst.Arg):
+                call = self.tree.parent(parent)
+                if not isinstance(call, cst.Call):
+                    return False
+                last = call.func.attr.value if isinstance(call.func, cst.Attribute) else call.func.value if isinstance(call.func, cst.Name) else ""
+                if last in _MAGNITUDE_READS or last in NONFINITE or _LOGGING.search(self._text(call.func)):
+                    return True
+                if last in _LINEAR_GRAD_FUNCTIONS:
+                    cur = call
+                else:
+                    return False
+            elif isinstance(parent, cst.BinaryOperation):
+                if isinstance(parent.operator, cst.Power):
+                    return True
+                cur = parent
+            elif isinstance(parent, (cst.Element, cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp, cst.Subscript, cst.SubscriptElement, cst.Index, cst.UnaryOperation)):
+                cur = parent
+            elif isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
+                return True
+            else:
+                return False
+        return False
+
     def _is_grad_read(self, node: cst.Attribute) -> bool:
         """A read of a parameter's gradient that sees its value (not `p.grad = None`,
         `p.grad is None`, `p.grad.zero_()`)."""
@@ -754,6 +825,15 @@ def _is_super_call(expr: cst.BaseExpression) -> bool:
 def _positional_params(fn: cst.FunctionDef) -> list[str]:
     p = fn.params
     return [x.name.value for x in (*p.posonly_params, *p.params)]
+
+
+def _walk_calls(tree: SourceTree, node: cst.CSTNode) -> Iterator[cst.Call]:
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.Call):
+            yield cur
+        stack.extend(tree.children(cur))
 
 
 def _walk_names(tree: SourceTree, node: cst.CSTNode) -> Iterator[cst.Name]:

@@ -46,3 +46,15 @@ def test_an_update_with_no_inf_check_since_the_last_is_reported():
 def test_identity_wrappers_keep_the_scaled_mark(name: str):
     _exact(name)
 
+
+
+@pytest.mark.parametrize(
+    "name", ["clean_linear_grad_uses_script", "clean_linear_grad_uses_trainer", "clean_linear_grad_uses_helper"],
+)
+def test_linear_uses_of_scaled_gradients_are_harmless(name: str):
+    _exact(name)
+
+
+@pytest.mark.parametrize("name", ["amp104_threshold_script", "amp104_script", "amp104_trainer", "amp104_helper"])
+def test_nonlinear_reads_of_scaled_gradients_are_reported(name: str):
+    _exact(name)
