@@ -44,6 +44,7 @@ import libcst as cst
 from ampcheck.lint.bindings import Binding, Bindings
 from ampcheck.lint.checkpoints import checkpoint_without_scaler
 from ampcheck.lint.consteval import _param_names
+from ampcheck.lint.kinds import framework_clipper
 from ampcheck.lint.names import dotted
 from ampcheck.lint.tree import SourceTree
 
@@ -57,9 +58,6 @@ _BUILTINS = frozenset(
 _TORCH_SAVE = "torch.save"
 _AUTOGRAD_GRAD = "torch.autograd.grad"
 _AUTOGRAD_BACKWARD = "torch.autograd.backward"
-# Receivers whose `clip_grad_norm_` unscales first (accelerate, Fabric, DeepSpeed engines,
-# fairseq's and mmengine's optimizer wrappers): a clip there is no read of scaled gradients.
-_FRAMEWORK_CLIP = re.compile(r"accelerator|fabric|engine|trainer|runner|wrapper|optim|strategy", re.I)
 _TEXT_LIMIT = 80
 _DEFERRED = frozenset({cst.Lambda, cst.FunctionDef, cst.ClassDef})  # bodies that run when called
 _MAX_ALIASES = 4
@@ -501,7 +499,7 @@ class _Builder:
             recv = func.value
             if _is_super_call(recv):
                 return self._op(call, guards, self._self_method(call, func.attr.value, super_=True))
-            if func.attr.value in CLIP and not _FRAMEWORK_CLIP.search(self._text(recv)):
+            if func.attr.value in CLIP and not framework_clipper(self._text(recv)):
                 return self._clip(call, guards)  # FSDP's model.clip_grad_norm_
             if self._is_self(recv):
                 return self._op(call, guards, self._self_method(call, func.attr.value))

@@ -45,7 +45,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import TYPE_CHECKING, Iterator, Optional, Union
 
-from ampcheck.lint.bindings import OPTIMIZER_NAMES, SCALER_QUALNAMES, named_like_optimizer
+from ampcheck.lint.kinds import framework_backward, is_optimizer_class, is_scaler_class, named_like_optimizer, scaler_shaped
 from ampcheck.lint.program import (
     Attr, BindingInfo, ClassInfo, FunctionProgram, GuardSpec, Imported, Local, Member, Method, ModuleSummary,
     Op, Param, Ref, Scaled, SelfMethod, Value,
@@ -79,7 +79,6 @@ KINDS = tuple(EventKind)
 _MAX_DEPTH = 6
 _MAX_EVENTS = 4000
 _SCALER_METHODS = {"unscale_": EventKind.UNSCALE, "step": EventKind.SCALER_STEP, "update": EventKind.UPDATE}
-_ENGINE_WORDS = ("accelerator", "engine", "fabric", "model", "trainer", "wrapper", "runner")
 _HANDED_KINDS = ("scaler", "optimizer", "opaque")
 # a helper named for a part of the step (`dispatch_clip_grad(parameters, ...)`) is read even
 # when what it is handed (a parameter list) says nothing
@@ -304,12 +303,20 @@ class StepEvents:
 
     @cached_property
     def _roots(self) -> list[tuple[FunctionProgram, list[Event]]]:
+        """The file's own roots and its callers' (other modules'). A function whose
+        parameter receives GradScaler calls is what its callers hand it: once a caller in
+        the project reaches it, it is judged there only (a `grad_scaler` every caller passes
+        as `None` is no scaler); with no caller it stays a root, its parameter "maybe"."""
+        callers = list(self._caller_roots())
+        reached = {e.function for _, events in callers for e in events if e.path == self.path and e.via}
         found = []
         for fn, frame in self._root_frames(self.home):
+            if fn.key and fn.key in reached and _scaler_param(fn):
+                continue
             out = self._sequence(frame, follow=True)
             if any(e.path == self.path for e in out):
                 found.append((fn, out))
-        return found + list(self._caller_roots())
+        return found + callers
 
     def _root_frames(self, module: ModuleSummary) -> Iterator[tuple[FunctionProgram, _Frame]]:
         """Where a module's training steps start: its body, every function nothing in it
@@ -421,20 +428,24 @@ class StepEvents:
         GradScaler, a scaler parameter, or a backward: what the function does depends on
         what its caller hands it or how its object is used."""
         handed = (*(fn.params[1:] if fn.self_name is not None else fn.params), *fn.kwonly)
-        if any("scaler" in p.lower() or (fn.param_bindings.get(p) or BindingInfo("")).kind == "scaler" for p in handed):
+        if any((fn.param_bindings.get(p) or BindingInfo("")).kind == "scaler" for p in handed):
             return True
+        cls = self.home.classes.get(fn.cls) if fn.cls is not None else None
         for op in fn.ops:
             callee = op.callee
-            if not isinstance(callee, Method) or callee.name not in ("step", "update", "unscale_", "backward"):
+            if not isinstance(callee, Method):
                 continue
             if callee.name == "backward":
                 return True
-            recv = callee.recv
+            if not scaler_shaped(callee.name, len(op.args)):
+                continue
+            recv = callee.recv.scaler if isinstance(callee.recv, Scaled) else callee.recv
+            if isinstance(recv, Param) and recv.name in handed:
+                return True  # what it is, its callers say
             if isinstance(recv, Attr) and recv.name:
-                cls = self.home.classes.get(fn.cls) if fn.cls is not None else None
                 b = cls.attrs.get(recv.name) if cls is not None else None
-                if "scaler" in recv.name.lower() or (b is not None and b.kind == "scaler"):
-                    return True
+                if b is None or b.kind in ("scaler", "instance"):
+                    return True  # set where this file cannot see, or a scaler the object holds
         return False
 
     # -- replay ------------------------------------------------------------------------------------
@@ -501,7 +512,7 @@ class StepEvents:
             scaled = self._scaler(recv.scaled_by) if recv.scaled_by is not None else None
             if scaled is not None:
                 out.append(self._event("scaled_backward", op, frame, guards, scaler=scaled[0], binding=scaled[1], spelled=_spelling(op, scaled=True)))
-            elif positional and (not _tensor_like(recv.text) or self._is_optimizer(recv)):
+            elif positional and (framework_backward(recv.text) or self._is_optimizer(recv)):
                 # accelerator.backward(loss), engine.backward(loss), fairseq's
                 # optimizer.backward(loss): the framework scales
                 if not (resolve and self._follow_method(op, recv, name, frame, guards, out, follow)):
@@ -683,18 +694,16 @@ class StepEvents:
         return self.project.find_class(qualified, module)
 
     def _scaler(self, v: Val) -> Optional[tuple[str, Optional[BindingInfo]]]:
-        """(identity, binding) of a GradScaler: bound to one, or named like one and bound nowhere
-        the project shows."""
+        """(identity, binding) of a GradScaler (kinds.py): bound to one (constructed, annotated,
+        inferred from use, or handed in by a caller), or an object of a project subclass of one.
+        Its name says nothing."""
         if v.text is None:
             return None
-        if v.binding is not None:
-            return (v.ident, v.binding) if v.binding.kind == "scaler" else None  # type: ignore[return-value]
-        if v.cls is not None:
-            if self.project.base_kind(*v.cls) == "scaler":
-                return v.ident, BindingInfo("scaler", enabled=None, inferred=True)  # type: ignore[return-value]
-            return None
-        if v.qualname is None and "scaler" in v.text.rsplit(".", 1)[-1].lower():
-            return v.text, None
+        if v.binding is not None and v.binding.kind == "scaler":
+            return v.ident, v.binding  # type: ignore[return-value]
+        if v.cls is not None and self.project.base_kind(*v.cls) == "scaler":
+            enabled = v.binding.enabled if v.binding is not None and v.binding.kind != "instance" else None
+            return v.ident, BindingInfo("scaler", enabled=enabled, inferred=v.binding is None)  # type: ignore[return-value]
         return None
 
     def _is_optimizer(self, v: Val) -> bool:
@@ -708,12 +717,22 @@ class StepEvents:
 
 
 def _external_instance(qualname: str, b: BindingInfo) -> Optional[BindingInfo]:
-    if qualname in SCALER_QUALNAMES:
+    if is_scaler_class(qualname):
         return BindingInfo("scaler", qualname, None if b.enabled is not False else False)
-    last = qualname.rsplit(".", 1)[-1]
     if qualname.startswith("torch.optim.") and not qualname.startswith("torch.optim.lr_scheduler"):
         return BindingInfo("optimizer", qualname)
-    return BindingInfo("optimizer", qualname) if last in OPTIMIZER_NAMES else None
+    return BindingInfo("optimizer", qualname) if is_optimizer_class(None, qualname.rsplit(".", 1)[-1]) else None
+
+
+def _scaler_param(fn: FunctionProgram) -> bool:
+    """Whether a parameter of `fn` receives a call a GradScaler makes (`sc.step(opt)`)."""
+    for op in fn.ops:
+        callee = op.callee
+        if isinstance(callee, Method) and scaler_shaped(callee.name, len(op.args)):
+            recv = callee.recv.scaler if isinstance(callee.recv, Scaled) else callee.recv
+            if isinstance(recv, Param):
+                return True
+    return False
 
 
 def _sets_scale(op: Op) -> bool:
@@ -742,10 +761,3 @@ def _spelling(op: Op, scaled: bool = False) -> Optional[str]:
     if isinstance(recv, Attr):
         return f"self.{recv.name}" if recv.name else "self"
     return recv.text if isinstance(recv, (Value, Member)) else None
-
-
-def _tensor_like(text: Optional[str]) -> bool:
-    """A receiver that names a tensor rather than an engine (`loss`, `out.sum()`)."""
-    last = (text or "").rsplit(".", 1)[-1].lower()
-    return last != "self" and not any(w in last for w in _ENGINE_WORDS)
-

@@ -58,3 +58,12 @@ def test_linear_uses_of_scaled_gradients_are_harmless(name: str):
 @pytest.mark.parametrize("name", ["amp104_threshold_script", "amp104_script", "amp104_trainer", "amp104_helper"])
 def test_nonlinear_reads_of_scaled_gradients_are_reported(name: str):
     _exact(name)
+
+
+@pytest.mark.parametrize("name", ["clean_scaler_named_object", "clean_project_scaler_class", "clean_scaler_param_always_none"])
+def test_a_name_saying_scaler_is_no_evidence_of_a_gradscaler(name: str):
+    _exact(name)
+
+
+def test_a_project_subclass_of_gradscaler_is_a_gradscaler():
+    _exact("amp102_project_subclass")

@@ -18,6 +18,7 @@ import libcst as cst
 
 from ampcheck.findings import Finding
 from ampcheck.lint.checks import check
+from ampcheck.lint.kinds import scaler_shaped
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.program import BindingInfo as Binding
 from ampcheck.lint.steps import Event, Guard, exclusive, separating
@@ -145,23 +146,26 @@ class _Step:
 def _roots(model: FileModel) -> Iterator[tuple[object, list[Event]]]:
     """The step sequences, or none in a file where no GradScaler can appear: every AMP1xx rule
     is about one, and following the calls of a large scaler-free file into the project costs
-    more than parsing it. A GradScaler is a binding (inferred from use included), or a name
-    saying "scaler" that nothing binds to something else (a time-series `self.scaler =
-    MeanScaler(config)` module is no loss scaler)."""
-    if not model.bindings.of_kind("scaler") and not _scaler_names(model):
+    more than parsing it. A GradScaler can appear where one is bound (inferred from use
+    included), or where a call a GradScaler makes (`x.step(opt)`, `x.update()`) goes to a
+    receiver this file does not bind to something else: what it is, the project says."""
+    if not model.bindings.of_kind("scaler") and not _scaler_shaped_calls(model):
         return iter(())
     return model.steps.roots()
 
 
-def _scaler_names(model: FileModel) -> list[str]:
-    known = {}
-    for b in model.bindings.all:
-        known.setdefault(b.key.removeprefix("self."), set()).add(b.kind)
-    return [
-        name for name in model.name_nodes
-        if "scaler" in name.lower() and not (known.get(name) and known[name] <= _NOT_SCALERS)
-        and model.bindings.class_named(name) is None  # `class MeanScaler(nn.Module)` itself
-    ]
+def _scaler_shaped_calls(model: FileModel) -> bool:
+    for call in model.calls:
+        func = call.func
+        if not isinstance(func, cst.Attribute) or (isinstance(func.value, cst.Name) and func.value.value == "self"):
+            continue
+        positional = sum(1 for a in call.args if a.keyword is None and not a.star)
+        if func.attr.value == "scale" or not scaler_shaped(func.attr.value, positional):
+            continue
+        b = model.bindings.lookup(func.value, call)
+        if b is None or b.kind not in _NOT_SCALERS:
+            return True
+    return False
 
 
 def _steps(model: FileModel) -> Iterator[_Step]:
