@@ -67,3 +67,7 @@ def test_a_name_saying_scaler_is_no_evidence_of_a_gradscaler(name: str):
 
 def test_a_project_subclass_of_gradscaler_is_a_gradscaler():
     _exact("amp102_project_subclass")
+
+
+def test_unscale_of_a_stepped_optimizer_is_reported():
+    _exact("amp106_unscale_after_step")

@@ -462,6 +462,23 @@ def _amp106(step: _Step) -> Iterator[tuple[Event, str]]:
                     "has already been called on this optimizer since the last update()\"; call it only "
                     f"where `{s}.step(...)` and `{s}.update()` run")
                 )
+            elif _after_step(step, u):
+                yield u, (
+                    _say(b, f"`{_call_text(s, 'unscale_', u.target)}` runs after `{s}.step({u.target})` with no "
+                    f"`{s}.update()` between: it raises \"unscale_() is being called after step().\"; call "
+                    f"`unscale_` before the step, or update after the step")
+                )
+
+
+def _after_step(step: _Step, u: Event) -> bool:
+    """An `unscale_` of an optimizer its scaler has stepped since the last reset, in the
+    same pass (the optimizer is STEPPED)."""
+    for st in step.of("scaler_step", u.scaler):
+        if st.target != u.target or st.loops != u.loops or exclusive(st, u) or step.index(st) > step.index(u):
+            continue
+        if not any(x.kind in ("update", "set_scale") and x.scaler == u.scaler for x in step.between(st, u)):
+            return True
+    return False
 
 
 def _unscale_repeats(step: _Step, u: Event, updates: list[Event], unscales: list[Event], b: Optional[Binding], s: str) -> bool:
