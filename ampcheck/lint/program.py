@@ -30,7 +30,8 @@ API:
   `except`, a `case`; `test` is the `if`/`while` test or what a `for` iterates over.
 - `FunctionProgram`, `ClassInfo`, `ModuleSummary`: a file's programs, classes (bases by
   qualified name, methods, `self.` attribute bindings, attributes that escape), re-exports.
-- `build_summary(tree, bindings, module_name)` and `ModuleSummary.to_json / from_json`.
+- `build_summary(tree, bindings, module_name)` and `ModuleSummary.to_json / from_json` (the codec
+  in codec.py, derived from the dataclass fields: a new field needs no codec change).
 """
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ import libcst as cst
 
 from ampcheck.lint.bindings import Binding, Bindings
 from ampcheck.lint.checkpoints import checkpoint_without_scaler
+from ampcheck.lint.codec import Codec
 from ampcheck.lint.consteval import _param_names
 from ampcheck.lint.kinds import framework_clipper
 from ampcheck.lint.names import dotted
@@ -61,6 +63,7 @@ _AUTOGRAD_BACKWARD = "torch.autograd.backward"
 _TEXT_LIMIT = 80
 _DEFERRED = frozenset({cst.Lambda, cst.FunctionDef, cst.ClassDef})  # bodies that run when called
 _MAX_ALIASES = 4
+_NOT_ON_DISK = {"disk": False}  # a tree node: meaningless in another process
 # Methods whose result carries the scaled loss on, times a constant at most: its gradients
 # stay multiplied by the loss scale.
 _SCALED_KEEPERS = frozenset(
@@ -181,7 +184,7 @@ class GuardSpec:
     branch: str  # "body" | "orelse" | "loop" | "retry" | "except" | "case<N>"
     stmt: int  # the statement, the same for all its branches (unique within the module)
     test: Optional[str] = None
-    node: Optional[cst.CSTNode] = field(default=None, repr=False)
+    node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
     @property
     def is_loop(self) -> bool:
@@ -201,7 +204,7 @@ class Op:
     # a save of a checkpoint with optimizer state but not the scaler's: which checkpoint dict
     # of its module it writes (one finding per dict, however many files it is saved to)
     checkpoint: Optional[int] = None
-    node: Optional[cst.CSTNode] = field(default=None, repr=False)
+    node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
 
 @dataclass(eq=False)
@@ -214,7 +217,7 @@ class FunctionProgram:
     ops: list[Op]
     self_name: Optional[str] = None  # the receiver parameter of a method
     returns: Optional[str] = None  # the qualified name of the class whose instances it returns
-    node: Optional[cst.CSTNode] = field(default=None, repr=False)
+    node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
     @property
     def name(self) -> str:
@@ -241,11 +244,15 @@ class ModuleSummary:
 
     # -- the disk form --------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
-        return _Encoder().module(self)
+        codec = Codec(_TAGGED, GuardSpec)
+        body = codec.encode(self)
+        return {**body, "guards": codec.table}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "ModuleSummary":
-        return _Decoder().module(data)
+        codec = Codec(_TAGGED, GuardSpec)
+        codec.load_table(data["guards"])
+        return codec.decode({k: v for k, v in data.items() if k != "guards"}, ModuleSummary)
 
 
 # -- building ------------------------------------------------------------------------------------------
@@ -856,131 +863,4 @@ def _names_in(target: cst.BaseExpression) -> Iterator[cst.Name]:
 
 
 # -- the disk form -------------------------------------------------------------------------------------
-_REF_TYPES = {"param": Param, "attr": Attr, "value": Value, "member": Member, "scaled": Scaled}
-_CALLEE_TYPES = {"local": Local, "imported": Imported, "self": SelfMethod, "method": Method, "unknown": Unknown}
-
-
-class _Encoder:
-    """Summaries as JSON-ready dicts."""
-
-    def __init__(self) -> None:
-        self.guards: dict[int, int] = {}
-        self.stmts: dict[int, int] = {}
-        self.guard_list: list[dict[str, Any]] = []
-
-    def module(self, m: ModuleSummary) -> dict[str, Any]:
-        functions = {k: self.function(p) for k, p in m.functions.items()}
-        return {
-            "name": m.name,
-            "path": m.path,
-            "guards": self.guard_list,
-            "functions": functions,
-            "classes": {k: self.cls(c) for k, c in m.classes.items()},
-            "exports": m.exports,
-            "script": m.script,
-        }
-
-    def cls(self, c: ClassInfo) -> dict[str, Any]:
-        return {
-            "key": c.key, "bases": list(c.bases), "methods": c.methods,
-            "attrs": {k: self.binding(b) for k, b in c.attrs.items()}, "escapes": sorted(c.escapes),
-        }
-
-    def function(self, p: FunctionProgram) -> dict[str, Any]:
-        return {
-            "key": p.key, "cls": p.cls, "params": list(p.params), "kwonly": list(p.kwonly),
-            "param_bindings": {k: self.binding(b) for k, b in p.param_bindings.items()},
-            "ops": [self.op(o) for o in p.ops], "self_name": p.self_name, "returns": p.returns,
-        }
-
-    def guard(self, g: GuardSpec) -> int:
-        i = self.guards.get(id(g))
-        if i is None:
-            i = self.guards[id(g)] = len(self.guard_list)
-            stmt = self.stmts.setdefault(g.stmt, len(self.stmts))
-            self.guard_list.append({"kind": g.kind, "branch": g.branch, "stmt": stmt, "test": g.test})
-        return i
-
-    def op(self, o: Op) -> dict[str, Any]:
-        return {
-            "kind": o.kind, "guards": [self.guard(g) for g in o.guards],
-            "callee": self.callee(o.callee) if o.callee is not None else None,
-            "args": [self.ref(a) if a is not None else None for a in o.args],
-            "kwargs": [[k, self.ref(v)] for k, v in o.kwargs], "star": o.star, "text": o.text,
-            "subject": o.subject, "checkpoint": o.checkpoint,
-        }
-
-    def callee(self, c: Callee) -> dict[str, Any]:
-        tag = next(k for k, t in _CALLEE_TYPES.items() if isinstance(c, t))
-        if isinstance(c, Method):
-            return {"t": tag, "recv": self.ref(c.recv), "name": c.name}
-        return {"t": tag, **c.__dict__}
-
-    def ref(self, r: Ref) -> dict[str, Any]:
-        tag = next(k for k, t in _REF_TYPES.items() if isinstance(r, t))
-        if isinstance(r, Scaled):
-            return {"t": tag, "scaler": self.ref(r.scaler), "text": r.text}
-        if isinstance(r, Member):
-            return {"t": tag, "base": self.ref(r.base), "name": r.name, "text": r.text}
-        if isinstance(r, Value):
-            return {"t": tag, "text": r.text, "binding": self.binding(r.binding), "qualname": r.qualname}
-        return {"t": tag, "name": r.name}
-
-    @staticmethod
-    def binding(b: Optional[BindingInfo]) -> Optional[dict[str, Any]]:
-        return None if b is None else {**b.__dict__, "toggles": list(b.toggles)}
-
-
-class _Decoder:
-    def __init__(self) -> None:
-        self.guards: list[GuardSpec] = []
-
-    def module(self, d: dict[str, Any]) -> ModuleSummary:
-        self.guards = [GuardSpec(g["kind"], g["branch"], g["stmt"], g["test"]) for g in d["guards"]]
-        return ModuleSummary(
-            d["name"],
-            {k: self.function(p) for k, p in d["functions"].items()},
-            {k: self.cls(c) for k, c in d["classes"].items()},
-            dict(d["exports"]),
-            d["path"],
-            d["script"],
-        )
-
-    def cls(self, d: dict[str, Any]) -> ClassInfo:
-        attrs = {k: b for k, v in d["attrs"].items() if (b := self.binding(v)) is not None}
-        return ClassInfo(d["key"], tuple(d["bases"]), dict(d["methods"]), attrs, frozenset(d["escapes"]))
-
-    def function(self, d: dict[str, Any]) -> FunctionProgram:
-        pb = {k: b for k, v in d["param_bindings"].items() if (b := self.binding(v)) is not None}
-        return FunctionProgram(
-            d["key"], d["cls"], tuple(d["params"]), tuple(d["kwonly"]), pb,
-            [self.op(o) for o in d["ops"]], d["self_name"], d["returns"],
-        )
-
-    def op(self, d: dict[str, Any]) -> Op:
-        return Op(
-            d["kind"], tuple(self.guards[i] for i in d["guards"]),
-            self.callee(d["callee"]) if d["callee"] is not None else None,
-            tuple(self.ref(a) if a is not None else None for a in d["args"]),
-            tuple((k, self.ref(v)) for k, v in d["kwargs"]), d["star"], d["text"], d["subject"], d["checkpoint"],
-        )
-
-    def callee(self, d: dict[str, Any]) -> Callee:
-        t = d["t"]
-        if t == "method":
-            return Method(self.ref(d["recv"]), d["name"])
-        return _CALLEE_TYPES[t](**{k: v for k, v in d.items() if k != "t"})
-
-    def ref(self, d: dict[str, Any]) -> Ref:
-        t = d["t"]
-        if t == "scaled":
-            return Scaled(self.ref(d["scaler"]), d["text"])
-        if t == "member":
-            return Member(self.ref(d["base"]), d["name"], d["text"])
-        if t == "value":
-            return Value(d["text"], self.binding(d["binding"]), d["qualname"])
-        return _REF_TYPES[t](d["name"])
-
-    @staticmethod
-    def binding(d: Optional[dict[str, Any]]) -> Optional[BindingInfo]:
-        return None if d is None else BindingInfo(**{**d, "toggles": tuple(d["toggles"])})
+_TAGGED = (Param, Attr, Value, Member, Scaled, Local, Imported, SelfMethod, Method, Unknown)
