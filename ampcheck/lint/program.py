@@ -19,15 +19,16 @@ API:
   name assigned from it: an attribute of an object whose class the project may hold),
   `Scaled(scaler, text)` (the value of `scaler.scale(x)`, written in place or stored in a
   name first).
-- `Op(kind, guards, callee, recv, args, kwargs, star, text)`: `kind` is "call" (a call the
-  sequences classify or follow: `callee` says what it calls), "grad_use" (a gradient clip or a
-  parameter `.grad` read), "save" (`torch.save`), "autograd_grad", "nonfinite" (a check for
-  or repair of inf/NaN: `isfinite`, `isnan`, `nan_to_num_`, ...).
+- `Op(kind, guards, callee, recv, args, kwargs, star, text)`: `kind` an `OpKind`: CALL (a
+  call the sequences classify or follow: `callee` says what it calls), GRAD_USE (a gradient
+  clip or a nonlinear read of a parameter's `.grad`), SAVE (`torch.save`), AUTOGRAD_GRAD,
+  NONFINITE (a check for or repair of inf/NaN: `isfinite`, `isnan`, `nan_to_num_`, ...).
 - `Callee`: `Local(key)` (a function of this file), `Imported(qualname)`, `SelfMethod(name,
   cls, super_)`, `Method(recv, name)` (also `__call__` of a value), `Unknown(name)`.
-- `GuardSpec(kind, branch, test)`: one branch of an `if`, a loop body ("loop", or "retry" for
-  a loop that leaves after one pass), the code after an early `continue`/`return`, an
-  `except`, a `case`; `test` is the `if`/`while` test or what a `for` iterates over.
+- `GuardSpec(kind, branch, stmt, test, case)`: a `GuardKind` statement and the `Branch` taken:
+  an `if` body or else, a loop body (LOOP, or RETRY for a loop that leaves after one pass),
+  the code after an early `continue`/`return`, an `except`, a `case`; `test` a `Test` (the
+  `if`/`while` test or what a `for` iterates over, as names, calls and strings it holds).
 - `FunctionProgram`, `ClassInfo`, `ModuleSummary`: a file's programs, classes (bases by
   qualified name, methods, `self.` attribute bindings, attributes that escape), re-exports.
 - `build_summary(tree, bindings, module_name)` and `ModuleSummary.to_json / from_json` (the codec
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import cached_property
 from typing import Any, Iterator, Optional, Sequence, Union
 
@@ -176,24 +178,81 @@ Callee = Union[Local, Imported, SelfMethod, Method, Unknown]
 
 
 # -- programs --------------------------------------------------------------------------------------------
+class OpKind(StrEnum):
+    CALL = "call"  # a call the sequences classify or follow
+    GRAD_USE = "grad_use"  # a nonlinear read of gradients: a clip, a norm of `.grad`
+    SAVE = "save"  # torch.save
+    AUTOGRAD_GRAD = "autograd_grad"
+    NONFINITE = "nonfinite"  # a check for or repair of inf/NaN
+
+
+class GuardKind(StrEnum):
+    IF = "if"
+    FOR = "for"
+    WHILE = "while"
+    TRY = "try"
+    MATCH = "match"
+
+
+_GUARD_KINDS = {
+    cst.If: GuardKind.IF, cst.For: GuardKind.FOR, cst.While: GuardKind.WHILE, cst.Try: GuardKind.TRY,
+    cst.TryStar: GuardKind.TRY, cst.Match: GuardKind.MATCH,
+}
+
+
+class Branch(StrEnum):
+    BODY = "body"  # an `if` body
+    ORELSE = "orelse"  # its `else`, or the code after an `if` whose body leaves
+    LOOP = "loop"  # a loop body that repeats: a training iteration, or a loop over things
+    RETRY = "retry"  # a loop body that runs once unless sent round again
+    EXCEPT = "except"
+    CASE = "case"  # a `case` of a `match` (which one: `GuardSpec.case`)
+
+
+@dataclass(frozen=True)
+class Test:
+    """The test of an `if`/`while`, or what a `for` iterates over, as structured facts:
+    `text` its canonical spelling (the identity of the test: two `if`s with the same text
+    decide alike), `names` the dotted names it reads (`use_amp`, `self.scaler.is_enabled`),
+    `calls` the last names of what it calls (`isfinite`, `len`), `strings` its string
+    constants (`"fp16"`)."""
+
+    text: str
+    names: tuple[str, ...] = ()
+    calls: tuple[str, ...] = ()
+    strings: tuple[str, ...] = ()
+
+    def words(self) -> Iterator[str]:
+        """Every identifier part and string the test holds."""
+        for n in (*self.names, *self.calls):
+            yield from n.split(".")
+        yield from self.strings
+
+
 @dataclass(eq=False)
 class GuardSpec:
     """One condition as written; identity is the object (one per statement and branch)."""
 
-    kind: str  # "if" | "for" | "while" | "try" | "match"
-    branch: str  # "body" | "orelse" | "loop" | "retry" | "except" | "case<N>"
+    kind: GuardKind
+    branch: Branch
     stmt: int  # the statement, the same for all its branches (unique within the module)
-    test: Optional[str] = None
+    test: Optional[Test] = None
+    case: int = 0  # which `case` of a match
     node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
     @property
     def is_loop(self) -> bool:
-        return self.branch == "loop"
+        return self.branch is Branch.LOOP
+
+    @property
+    def side(self) -> tuple[Branch, int]:
+        """Which way the statement went: its branch, and for a match which case."""
+        return self.branch, self.case
 
 
 @dataclass(eq=False)
 class Op:
-    kind: str
+    kind: OpKind
     guards: tuple[GuardSpec, ...]
     callee: Optional[Callee] = None
     args: tuple[Optional[Ref], ...] = ()  # positional; None for an argument that is not a plain value
@@ -400,17 +459,36 @@ class _Builder:
         return None
 
     # -- statements -------------------------------------------------------------------------------------
-    def _guard(self, node: cst.CSTNode, branch: str) -> GuardSpec:
-        k = (id(node), branch)
+    def _guard(self, node: cst.CSTNode, branch: Branch, case: int = 0) -> GuardSpec:
+        k = (id(node), branch, case)
         g = self._guard_cache.get(k)
         if g is None:
-            kind = {cst.If: "if", cst.For: "for", cst.While: "while", cst.Try: "try", cst.TryStar: "try", cst.Match: "match"}[type(node)]
+            kind = _GUARD_KINDS[type(node)]
             tested = node.test if isinstance(node, (cst.If, cst.While)) else node.iter if isinstance(node, cst.For) else None
-            test = self.tree.condition_text(tested) if tested is not None else None
-            g = self._guard_cache[k] = GuardSpec(kind, branch, id(node), test, node=node)
+            test = self._test(tested) if tested is not None else None
+            g = self._guard_cache[k] = GuardSpec(kind, branch, id(node), test, case, node=node)
         return g
 
-    def _loop_kind(self, loop: Union[cst.For, cst.While]) -> str:
+    def _test(self, expr: cst.BaseExpression) -> Test:
+        names, calls, strings = [], [], []
+        for node in _walk_nodes(self.tree, expr):
+            if isinstance(node, (cst.Name, cst.Attribute)):
+                parent = self.tree.parent(node)
+                if isinstance(parent, cst.Attribute) and parent.value is node:
+                    continue  # a part of a longer name
+                if isinstance(parent, cst.Attribute) and parent.attr is node:
+                    continue
+                text = dotted(node)
+                if text is not None:
+                    names.append(text)
+                if isinstance(parent, cst.Call) and parent.func is node:
+                    calls.append(node.attr.value if isinstance(node, cst.Attribute) else node.value)
+            elif isinstance(node, cst.SimpleString):
+                value = node.evaluated_value
+                strings.append(value if isinstance(value, str) else value.decode("latin-1"))
+        return Test(self.tree.condition_text(expr), tuple(dict.fromkeys(names)), tuple(dict.fromkeys(calls)), tuple(strings))
+
+    def _loop_kind(self, loop: Union[cst.For, cst.While]) -> Branch:
         """"retry" for a loop that runs its body once: one whose body ends by leaving it
         (`while True: try: ...; return`), which repeats only when a `continue` sends it round
         again, or a `for _ in range(n)` with `n` a constant 1 (Applio's `d_step_per_g_step =
@@ -418,14 +496,14 @@ class _Builder:
         if isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call) and dotted(loop.iter.func) == "range":
             args = loop.iter.args
             if len(args) == 1 and args[0].keyword is None and not args[0].star and self.b.consts.value(args[0].value) == 1:
-                return "retry"
-        return "retry" if _exits(loop.body, leaving=(cst.Break, cst.Return, cst.Raise)) else "loop"
+                return Branch.RETRY
+        return Branch.RETRY if _exits(loop.body, leaving=(cst.Break, cst.Return, cst.Raise)) else Branch.LOOP
 
     def _block(self, stmts: Sequence[cst.CSTNode], guards: tuple[GuardSpec, ...], out: list[Op]) -> None:
         for stmt in stmts:
             self._statement(stmt, guards, out)
             if isinstance(stmt, cst.If) and stmt.orelse is None and _exits(stmt.body):
-                guards = (*guards, self._guard(stmt, "orelse"))
+                guards = (*guards, self._guard(stmt, Branch.ORELSE))
 
     def _statement(self, stmt: cst.CSTNode, guards: tuple[GuardSpec, ...], out: list[Op]) -> None:
         def sub(body: cst.CSTNode, guard: Optional[GuardSpec]) -> None:
@@ -435,11 +513,11 @@ class _Builder:
             return
         if isinstance(stmt, cst.If):
             self._expr(stmt.test, guards, out)
-            sub(stmt.body, self._guard(stmt, "body"))
+            sub(stmt.body, self._guard(stmt, Branch.BODY))
             if isinstance(stmt.orelse, cst.If):
-                self._block([stmt.orelse], (*guards, self._guard(stmt, "orelse")), out)
+                self._block([stmt.orelse], (*guards, self._guard(stmt, Branch.ORELSE)), out)
             elif stmt.orelse is not None:
-                sub(stmt.orelse.body, self._guard(stmt, "orelse"))
+                sub(stmt.orelse.body, self._guard(stmt, Branch.ORELSE))
         elif isinstance(stmt, cst.For):
             self._expr(stmt.iter, guards, out)
             sub(stmt.body, self._guard(stmt, self._loop_kind(stmt)))
@@ -455,7 +533,7 @@ class _Builder:
         elif isinstance(stmt, (cst.Try, cst.TryStar)):
             sub(stmt.body, None)
             for h in stmt.handlers:
-                sub(h.body, self._guard(stmt, "except"))
+                sub(h.body, self._guard(stmt, Branch.EXCEPT))
             if stmt.orelse is not None:
                 sub(stmt.orelse.body, None)
             if stmt.finalbody is not None:
@@ -463,7 +541,7 @@ class _Builder:
         elif isinstance(stmt, cst.Match):
             self._expr(stmt.subject, guards, out)
             for i, case in enumerate(stmt.cases):
-                sub(case.body, self._guard(stmt, f"case{i}"))
+                sub(case.body, self._guard(stmt, Branch.CASE, i))
         elif isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for small in stmt.body:
                 self._expr(small, guards, out)
@@ -480,7 +558,7 @@ class _Builder:
             if op is not None:
                 out.append(op)
         elif kind is cst.Attribute and node.attr.value == "grad" and self._is_grad_read(node) and self._reads_magnitude(node):  # type: ignore[attr-defined,arg-type]
-            out.append(Op("grad_use", guards, text=self._text(node), node=node))
+            out.append(Op(OpKind.GRAD_USE, guards, text=self._text(node), node=node))
 
     @cached_property
     def _leads_to_ops(self) -> set[cst.CSTNode]:
@@ -501,7 +579,7 @@ class _Builder:
         if quals:
             return self._library_call(call, quals, last, guards)
         if last in NONFINITE:
-            return Op("nonfinite", guards, text=self._text(func), node=call)
+            return Op(OpKind.NONFINITE, guards, text=self._text(func), node=call)
         if isinstance(func, cst.Attribute):
             recv = func.value
             if _is_super_call(recv):
@@ -531,20 +609,20 @@ class _Builder:
         if _TORCH_SAVE in quals:
             d = checkpoint_without_scaler(self.tree, self.b, call)
             checkpoint = self._checkpoints.setdefault(id(d), len(self._checkpoints)) if d is not None else None
-            return Op("save", guards, text=self._text(call.func), checkpoint=checkpoint, node=call)
+            return Op(OpKind.SAVE, guards, text=self._text(call.func), checkpoint=checkpoint, node=call)
         if _AUTOGRAD_GRAD in quals:
-            return Op("autograd_grad", guards, text=self._text(call.func), node=call)
+            return Op(OpKind.AUTOGRAD_GRAD, guards, text=self._text(call.func), node=call)
         torch_only = all(q.startswith("torch.") for q in quals)
         if _AUTOGRAD_BACKWARD in quals:
             positional = [a for a in call.args if a.keyword is None and not a.star]
             if not positional:
                 return None
             tensor = positional[0].value
-            return Op("call", guards, Method(self.ref(tensor), "backward"), text=self._text(call.func), subject=self._text(tensor), node=call)
+            return Op(OpKind.CALL, guards, Method(self.ref(tensor), "backward"), text=self._text(call.func), subject=self._text(tensor), node=call)
         if last in CLIP and torch_only:
             return self._clip(call, guards)
         if last in NONFINITE:
-            return Op("nonfinite", guards, text=self._text(call.func), node=call)
+            return Op(OpKind.NONFINITE, guards, text=self._text(call.func), node=call)
         if torch_only or any(q.startswith("torch.") for q in quals):
             return None
         callee: Callee = Imported(next(iter(quals))) if len(quals) == 1 else Unknown(last or "")
@@ -561,7 +639,7 @@ class _Builder:
                 kwargs.append((a.keyword.value, self.ref(a.value)))
             else:
                 args.append(self.ref(a.value))
-        return Op("call", guards, callee, tuple(args), tuple(kwargs), star, self._text(call.func), node=call)
+        return Op(OpKind.CALL, guards, callee, tuple(args), tuple(kwargs), star, self._text(call.func), node=call)
 
     def _self_method(self, call: cst.Call, name: str, super_: bool = False) -> Callee:
         cls = self.tree.enclosing_class(call)
@@ -731,7 +809,7 @@ class _Builder:
             for c in _walk_calls(self.tree, threshold)
         ):
             return None
-        return Op("grad_use", guards, text=self._text(call.func), node=call)
+        return Op(OpKind.GRAD_USE, guards, text=self._text(call.func), node=call)
 
     def _reads_magnitude(self, node: cst.Attribute) -> bool:
         """Whether a `.grad` read depends nonlinearly on the gradient's size: a norm, a max or
@@ -832,13 +910,16 @@ def _positional_params(fn: cst.FunctionDef) -> list[str]:
     return [x.name.value for x in (*p.posonly_params, *p.params)]
 
 
-def _walk_calls(tree: SourceTree, node: cst.CSTNode) -> Iterator[cst.Call]:
+def _walk_nodes(tree: SourceTree, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     stack = [node]
     while stack:
         cur = stack.pop()
-        if isinstance(cur, cst.Call):
-            yield cur
-        stack.extend(tree.children(cur))
+        yield cur
+        stack.extend(reversed(tree.children(cur)))
+
+
+def _walk_calls(tree: SourceTree, node: cst.CSTNode) -> Iterator[cst.Call]:
+    return (n for n in _walk_nodes(tree, node) if isinstance(n, cst.Call))
 
 
 def _walk_names(tree: SourceTree, node: cst.CSTNode) -> Iterator[cst.Name]:

@@ -47,8 +47,8 @@ from typing import TYPE_CHECKING, Iterator, Optional, Union
 
 from ampcheck.lint.kinds import framework_backward, is_optimizer_class, is_scaler_class, named_like_optimizer, scaler_shaped
 from ampcheck.lint.program import (
-    Attr, BindingInfo, ClassInfo, FunctionProgram, GuardSpec, Imported, Local, Member, Method, ModuleSummary,
-    Op, Param, Ref, Scaled, SelfMethod, Value,
+    Attr, BindingInfo, Branch, ClassInfo, FunctionProgram, GuardKind, GuardSpec, Imported, Local, Member, Method,
+    ModuleSummary, Op, OpKind, Param, Ref, Scaled, SelfMethod, Test, Value,
 )
 from ampcheck.lint.project import Project
 
@@ -107,19 +107,23 @@ class Guard:
     via: tuple[Call, ...] = ()
 
     @property
-    def branch(self) -> str:
+    def branch(self) -> Branch:
         return self.spec.branch
+
+    @property
+    def side(self) -> tuple[Branch, int]:
+        return self.spec.side
 
     @property
     def is_loop(self) -> bool:
         return self.spec.is_loop
 
     @property
-    def test(self) -> Optional[str]:
+    def test(self) -> Optional[Test]:
         return self.spec.test
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> GuardKind:
         return self.spec.kind
 
     @property
@@ -127,14 +131,14 @@ class Guard:
         """What decides the branch: an `if` test by its text (two `if`s with the same test in
         one call of a function decide alike: `if step_now: unscale_ ... if step_now: update`),
         anything else by its statement."""
-        if self.spec.kind == "if" and self.spec.test is not None:
-            return (self.path, self.via, "test", self.spec.test)
+        if self.spec.kind is GuardKind.IF and self.spec.test is not None:
+            return (self.path, self.via, "test", self.spec.test.text)
         return (self.path, self.via, "stmt", self.spec.stmt)
 
 
 @dataclass(frozen=True, eq=False)
 class Event:
-    kind: str
+    kind: EventKind
     op: Op
     path: str
     guards: tuple[Guard, ...] = ()
@@ -169,7 +173,7 @@ class Event:
         """An opaque `accelerator.backward(loss)` / `engine.backward(loss)`: a backward all the
         same, run by a framework that scales the loss itself."""
         callee = self.op.callee
-        return self.kind == "opaque" and isinstance(callee, (Method, SelfMethod)) and callee.name == "backward"
+        return self.kind is EventKind.OPAQUE and isinstance(callee, (Method, SelfMethod)) and callee.name == "backward"
 
     @property
     def loops(self) -> tuple[Guard, ...]:
@@ -183,10 +187,10 @@ class Event:
 
 def separating(a: Event, b: Event) -> list[Guard]:
     """The guards of `b` whose condition sends `a` down another branch (an `if` or `match`)."""
-    branches = {g.condition: g.branch for g in a.guards if not g.is_loop}
+    sides = {g.condition: g.side for g in a.guards if not g.is_loop}
     return [
         g for g in b.guards
-        if branches.get(g.condition, g.branch) != g.branch and g.kind in ("if", "match")
+        if sides.get(g.condition, g.side) != g.side and g.kind in (GuardKind.IF, GuardKind.MATCH)
     ]
 
 
@@ -263,7 +267,7 @@ class StepEvents:
             return events
         return [
             replace(e, scaler=names.get(e.scaler, e.scaler)) if e.scaler is not None
-            else replace(e, target=frozenset(names.get(t, t) for t in e.target)) if e.kind == "opaque" and isinstance(e.target, frozenset)
+            else replace(e, target=frozenset(names.get(t, t) for t in e.target)) if e.kind is EventKind.OPAQUE and isinstance(e.target, frozenset)
             else e
             for e in events
         ]
@@ -337,7 +341,7 @@ class StepEvents:
         for fn in module.functions.values():
             frame = self._root_frame(module, fn)
             for op in fn.ops:
-                if op.kind != "call" or op.callee is None:
+                if op.kind is not OpKind.CALL or op.callee is None:
                     continue
                 target = self._static_target(op, frame)
                 if target is not None and target is not fn:
@@ -411,7 +415,7 @@ class StepEvents:
         functions = list(self.home.functions.values())
         found = {id(fn) for fn in functions if self._depends_on_caller(fn)}
         targets = {
-            id(fn): [t for op in fn.ops if op.kind == "call" for t in [self._static_target(op, self._root_frame(self.home, fn))] if t is not None]
+            id(fn): [t for op in fn.ops if op.kind is OpKind.CALL for t in [self._static_target(op, self._root_frame(self.home, fn))] if t is not None]
             for fn in functions
         }
         changed = True
@@ -454,12 +458,12 @@ class StepEvents:
             if len(out) > _MAX_EVENTS:
                 return
             guards = frame.guards + tuple(Guard(g, frame.module.path, frame.via) for g in op.guards)
-            if op.kind == "call":
+            if op.kind is OpKind.CALL:
                 self._call(op, frame, guards, out, follow)
             else:
-                out.append(self._event(op.kind, op, frame, guards))
+                out.append(self._event(EventKind(op.kind), op, frame, guards))
 
-    def _event(self, kind: str, op: Op, frame: _Frame, guards: tuple[Guard, ...], **kw: object) -> Event:
+    def _event(self, kind: EventKind, op: Op, frame: _Frame, guards: tuple[Guard, ...], **kw: object) -> Event:
         return Event(kind, op, frame.module.path, guards, frame.via, function=frame.fn.key, home=self, **kw)  # type: ignore[arg-type]
 
     def _call(self, op: Op, frame: _Frame, guards: tuple[Guard, ...], out: list[Event], follow: bool) -> None:
@@ -511,14 +515,14 @@ class StepEvents:
         if name == "backward":
             scaled = self._scaler(recv.scaled_by) if recv.scaled_by is not None else None
             if scaled is not None:
-                out.append(self._event("scaled_backward", op, frame, guards, scaler=scaled[0], binding=scaled[1], spelled=_spelling(op, scaled=True)))
+                out.append(self._event(EventKind.SCALED_BACKWARD, op, frame, guards, scaler=scaled[0], binding=scaled[1], spelled=_spelling(op, scaled=True)))
             elif positional and (framework_backward(recv.text) or self._is_optimizer(recv)):
                 # accelerator.backward(loss), engine.backward(loss), fairseq's
                 # optimizer.backward(loss): the framework scales
                 if not (resolve and self._follow_method(op, recv, name, frame, guards, out, follow)):
-                    out.append(self._event("opaque", op, frame, guards, target=frozenset({recv.text or "backward"})))
+                    out.append(self._event(EventKind.OPAQUE, op, frame, guards, target=frozenset({recv.text or "backward"})))
             else:
-                out.append(self._event("backward", op, frame, guards))
+                out.append(self._event(EventKind.BACKWARD, op, frame, guards))
             return
         scaler = self._scaler(recv)
         if scaler is not None:
@@ -536,9 +540,9 @@ class StepEvents:
         if resolve and self._follow_method(op, recv, name, frame, guards, out, follow):
             return
         if name == "step" and self._is_optimizer(recv):
-            out.append(self._event("opt_step", op, frame, guards, target=recv.text))
+            out.append(self._event(EventKind.OPT_STEP, op, frame, guards, target=recv.text))
         elif name == "zero_grad":
-            out.append(self._event("zero_grad", op, frame, guards, target=recv.text))
+            out.append(self._event(EventKind.ZERO_GRAD, op, frame, guards, target=recv.text))
         else:
             self._opaque(op, frame, guards, out)
 
@@ -609,7 +613,7 @@ class StepEvents:
             if v.kind in _HANDED_KINDS or self._scaler(v) is not None or self._is_optimizer(v):
                 handed.add(v.ident)
         if handed:
-            out.append(self._event("opaque", op, frame, guards, target=frozenset(handed)))
+            out.append(self._event(EventKind.OPAQUE, op, frame, guards, target=frozenset(handed)))
 
     # -- what a reference is -------------------------------------------------------------------------
     def val(self, ref: Ref, frame: _Frame) -> Val:
@@ -745,7 +749,7 @@ def _steps_train(fn: FunctionProgram) -> bool:
     """Whether a function does any of a training step itself (backward, a step, an update,
     unscale_, zero_grad, a gradient read or clip)."""
     return any(
-        op.kind == "grad_use" or (isinstance(op.callee, Method) and op.callee.name in _TRAINING_METHODS)
+        op.kind is OpKind.GRAD_USE or (isinstance(op.callee, Method) and op.callee.name in _TRAINING_METHODS)
         for op in fn.ops
     )
 

@@ -20,7 +20,7 @@ from ampcheck.findings import Finding
 from ampcheck.lint.checks import check
 from ampcheck.lint.kinds import scaler_shaped
 from ampcheck.lint.model import FileModel
-from ampcheck.lint.program import BindingInfo as Binding
+from ampcheck.lint.program import BindingInfo as Binding, Branch, GuardKind, Test
 from ampcheck.lint.steps import Event, Guard, exclusive, separating
 
 # Conditions that switch AMP on and off; the branches they pick are the scaler's own states.
@@ -28,16 +28,16 @@ _AMP_TOGGLE = re.compile(r"amp|fp16|half|mixed|scal(er|ing)|precision|autocast|d
 _SCALER_EVENTS = ("scaled_backward", "unscale", "scaler_step", "update", "set_scale")
 _NOT_SCALERS = frozenset({"model", "loss", "optimizer", "scheduler"})
 _LR_SCHEDULE = re.compile(r"sched|(^|[._])lr(_|$)|_lr\b|warmup|learning_rate", re.I)
-_PER_OPTIMIZER = re.compile(r"optim|\bopt_?(idx|id|i|index)\b", re.I)
-_NONFINITE_TEST = re.compile(r"isfinite|isnan|isinf|\bnan\b|\binf\b|finite|found_inf", re.I)
+_PER_OPTIMIZER = re.compile(r"optim|^opt_?(idx|id|i|index)$", re.I)
+_NONFINITE_WORD = re.compile(r"^(isfinite|isnan|isinf|nan|inf|finite|found_inf|all_finite|is_finite)$|finite", re.I)
 
 
 class Cond(NamedTuple):
     """A condition an event runs under: which one (`Guard.condition`), which way, its test."""
 
     key: tuple
-    branch: str
-    test: Optional[str]
+    side: tuple[Branch, int]
+    test: Optional[Test]
 
 
 @dataclass
@@ -110,7 +110,10 @@ class _Step:
         when a check it sits under passes (`if torch.isfinite(norm): opt.step()`)."""
         if any(x.kind == "nonfinite" for x in self.between(a, b)):
             return True
-        return any(g.test is not None and g.kind != "for" and _NONFINITE_TEST.search(g.test) for g in b.guards)
+        return any(
+            g.test is not None and g.kind is not GuardKind.FOR and any(_NONFINITE_WORD.search(w) for w in g.test.words())
+            for g in b.guards
+        )
 
     def training_loops(self, e: Event) -> tuple[Guard, ...]:
         """The loops around `e` that back-propagate (not a loop over the optimizers)."""
@@ -124,8 +127,8 @@ class _Step:
     def conditions(self, e: Event, scaler: Optional[Binding], text: str) -> frozenset["Cond"]:
         """The conditions that decide whether `e` runs, less those that switch AMP itself."""
         return frozenset(
-            Cond(g.condition, g.branch, g.test) for g in e.guards
-            if not g.is_loop and g.branch not in ("except", "retry") and not self.is_toggle(g, scaler, text)
+            Cond(g.condition, g.side, g.test) for g in e.guards
+            if not g.is_loop and g.branch not in (Branch.EXCEPT, Branch.RETRY) and not self.is_toggle(g, scaler, text)
         )
 
     def alternative(self, a: Event, b: Event, scaler: Optional[Binding], text: str) -> bool:
@@ -134,13 +137,18 @@ class _Step:
         return any(self.is_toggle(g, scaler, text) for g in separating(a, b))
 
     def is_toggle(self, g: Guard, scaler: Optional[Binding], text: str) -> bool:
-        code = g.test
-        if code is None:
+        """A condition on the scaler itself (`if scaler is not None:`, `scaler.is_enabled()`),
+        on a name its `enabled=` reads, or on a word that switches AMP (`use_amp`, `args.fp16`,
+        `precision == "16-mixed"`)."""
+        test = g.test
+        if test is None:
             return False
-        if text in code or _AMP_TOGGLE.search(code):
+        if any(n == text or n.startswith(text + ".") for n in test.names):
             return True
-        toggles = scaler.toggles if scaler is not None else ()
-        return any(re.search(rf"\b{re.escape(n)}\b", code) for n in toggles)
+        if any(_AMP_TOGGLE.search(w) for w in test.words()):
+            return True
+        toggles = set(scaler.toggles) if scaler is not None else set()
+        return any(n in toggles for n in test.names)
 
 
 def _roots(model: FileModel) -> Iterator[tuple[object, list[Event]]]:
@@ -521,7 +529,7 @@ def _amp107(step: _Step) -> Iterator[tuple[Event, str]]:
             x = cands[0]
             cx = step.conditions(x, b, s)
             if x.loops == u.loops and cu > cx:
-                if all(c.test is not None and _PER_OPTIMIZER.search(c.test) for c in cu - cx):
+                if all(c.test is not None and any(_PER_OPTIMIZER.search(w) for w in c.test.words()) for c in cu - cx):
                     continue  # updated after the last of several optimizers (`if opt_idx == n - 1`)
                 yield u, (
                     _say(b, f"`{s}.update()` is skipped on some iterations where `{s}.step(...)` ran: the "
