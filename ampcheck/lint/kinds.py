@@ -82,6 +82,12 @@ def is_scaler_class(qualname: Optional[str]) -> bool:
     return qualname in SCALER_CLASSES
 
 
+def plain_cuda_scaler(qualname: Optional[str]) -> bool:
+    """A GradScaler for CUDA that is not sharded: what FSDP1's sharded gradients need
+    `ShardedGradScaler` instead of (AMP206)."""
+    return is_scaler_class(qualname) and "Sharded" not in (qualname or "") and not (qualname or "").startswith("torch.cpu.")
+
+
 def base_kind(qualname: str) -> Optional[str]:
     """"model", "optimizer" or "scaler" for a base class a project class may derive from."""
     kind = _BASES.get(qualname)
