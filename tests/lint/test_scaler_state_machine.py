@@ -71,3 +71,7 @@ def test_a_project_subclass_of_gradscaler_is_a_gradscaler():
 
 def test_unscale_of_a_stepped_optimizer_is_reported():
     _exact("amp106_unscale_after_step")
+
+
+def test_an_unscale_guarded_by_the_scalers_own_stage_cannot_repeat():
+    _exact("clean_unscale_guarded_by_stage")
