@@ -163,13 +163,13 @@ class Bindings:
         while fn is not None:
             entries = self._by_key.get((fn, name))
             if entries:
-                return self._latest(entries, at)
+                return self._latest(entries, at) or self._inferred.get((fn, name))
             if name in _param_names(fn):
                 return self.param_binding(fn, name)
             fn = self.tree.enclosing_function(fn)
         entries = self._by_key.get((None, name))
         if entries:
-            return self._latest(entries, at)
+            return self._latest(entries, at) or self._inferred.get((None, name))
         return self._inferred.get((None, name))
 
     def _lookup_self(self, key: str, at: cst.CSTNode) -> Optional[Binding]:
@@ -178,7 +178,7 @@ class Bindings:
         while cls is not None and cls.name.value not in seen:
             seen.add(cls.name.value)
             entries = self._by_key.get((cls, key))
-            if entries:
+            if entries and _merge_attribute(entries) is not None:
                 return _merge_attribute(entries)
             inferred = self._inferred.get((cls, key))
             if inferred is not None:
@@ -427,23 +427,51 @@ class Bindings:
 
     def _infer_scalers(self) -> None:
         """A name or `self.` attribute used as only a GradScaler is (kinds.py: `x.unscale_(opt)`,
-        `x.scale(loss)` back-propagated) but bound where this file cannot see is a scaler of
-        unknown state."""
+        `x.scale(loss)` back-propagated, or both `x.step(optimizer)` and `x.update()`) but bound
+        where this file cannot see is a scaler of unknown state."""
+        protocol: dict[tuple[object, str], set[str]] = {}
         for call in self.tree.calls:
             func = call.func
             if not isinstance(func, cst.Attribute):
                 continue
             attr = func.attr.value
-            positional = sum(1 for a in call.args if a.keyword is None and not a.star)
-            if scaler_use(attr, positional) or (attr == "scale" and positional >= 1 and self._scaled_then_backward(call)):
-                recv = func.value
-                key = dotted(recv)
-                if key is None or self.lookup(recv, call) is not None:
-                    continue
-                scope = self._scope_of(recv, key)
-                if scope is False or (scope, key) in self._inferred or (scope, key) in self._by_key:
-                    continue
-                self._inferred[(scope, key)] = Binding("scaler", key, recv, enabled=None, scope=scope, inferred=True)
+            positional = [a.value for a in call.args if a.keyword is None and not a.star]
+            recv = func.value
+            key = dotted(recv)
+            if key is None or key == "self":
+                continue
+            used = scaler_use(attr, len(positional)) or (attr == "scale" and positional and self._scaled_then_backward(call))
+            if not used and attr in ("step", "update"):
+                shape = "step" if attr == "step" and len(positional) == 1 and self.is_optimizer(positional[0], call) else (
+                    "update" if attr == "update" and not call.args else None)
+                if shape is not None:
+                    scope = self._binding_scope(recv, key)
+                    seen = protocol.setdefault((scope, key), set())
+                    seen.add(shape)
+                    used = seen == {"step", "update"}
+            if used:
+                self._infer(recv, key, call)
+
+    def _infer(self, recv: cst.BaseExpression, key: str, at: cst.CSTNode) -> None:
+        if self.lookup(recv, at) is not None:
+            return
+        scope = self._binding_scope(recv, key)
+        if scope is False or (scope, key) in self._inferred:
+            return  # (bound where this file sees only unknown values: inferred all the same)
+        self._inferred[(scope, key)] = Binding("scaler", key, recv, enabled=None, scope=scope, inferred=True)
+
+    def _binding_scope(self, recv: cst.BaseExpression, key: str) -> Union[None, cst.CSTNode, bool]:
+        """Where the name used at `recv` is bound: the nearest enclosing function that assigns
+        it or takes it as a parameter (a closure's free name is its outer function's), else
+        the module; a `self.` attribute's class."""
+        if not isinstance(recv, cst.Name):
+            return self._scope_of(recv, key)
+        fn = self.tree.enclosing_function(recv)
+        while fn is not None:
+            if (fn, key) in self._by_key or key in _param_names(fn):
+                return fn
+            fn = self.tree.enclosing_function(fn)
+        return self._scope_of(recv, key) if self.tree.enclosing_function(recv) is None else None
 
     def _scaled_then_backward(self, call: cst.Call) -> bool:
         """`x.scale(loss).backward()`, or `y = x.scale(loss)` with `y.backward()` in the same

@@ -11,9 +11,12 @@ A **GradScaler** is an object the analysis can trace to one of SCALER_CLASSES:
 - a caller in the project passes one (the step sequences replay a function with its
   callers' arguments; a parameter every caller passes as a literal `None` is none);
 - its use is one only a GradScaler has (`scaler_use`): `x.unscale_(optimizer)` (a method of
-  that name taking an optimizer is GradScaler's own), or `x.scale(v)` whose value is
-  back-propagated (`x.scale(loss).backward()`, or stored and later back-propagated). Known
-  only from use it is "maybe" on: messages say "when the scaler is enabled".
+  that name taking an optimizer is GradScaler's own), `x.scale(v)` whose value is
+  back-propagated (`x.scale(loss).backward()`, or stored and later back-propagated), or
+  both `x.step(optimizer)` (an optimizer its only argument) and `x.update()` (no argument)
+  on one receiver in one scope: the protocol itself (a scheduler's `step()` takes no
+  optimizer; a project loss scaler whose class the project holds is what its class says).
+  Known only from use it is "maybe" on: messages say "when the scaler is enabled".
 
 No evidence: a name containing "scaler" (a time-series `MeanScaler`, a feature scaler), a
 method `scale(...)` alone (attention scales, image rescaling), `step(...)`/`update(...)`

@@ -37,7 +37,7 @@ API:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cached_property
 from typing import Any, Iterator, Optional, Sequence, Union
@@ -134,6 +134,7 @@ class Member:
     base: "Ref"
     name: str
     text: Optional[str] = None
+    binding: Optional[BindingInfo] = None  # what its use says when the class does not (inferred)
 
 
 @dataclass(frozen=True)
@@ -380,7 +381,22 @@ class _Builder:
             info = self._info(b)
             if info is not None:
                 attrs[attr_key[len("self."):]] = info
+        for s in _statements(c.body):
+            held = self._property_of(s) if isinstance(s, cst.FunctionDef) else None
+            if held is not None and held in attrs and s.name.value not in attrs:
+                attrs[s.name.value] = attrs[held]
         return ClassInfo(key, tuple(bases), methods, attrs, self._escapes(c))
+
+    def _property_of(self, fn: cst.FunctionDef) -> Optional[str]:
+        """The attribute a `@property` hands out: every `return` of it returns `self.<attr>`
+        (LAVIS's `scaler` property building `self._scaler` on first use)."""
+        if not any(dotted(d.decorator) in ("property", "cached_property", "functools.cached_property") for d in fn.decorators):
+            return None
+        held = {
+            r.value.attr.value if isinstance(r.value, cst.Attribute) and self._is_self(r.value.value) else None
+            for r in self.tree.returns_of(fn)
+        }
+        return held.pop() if len(held) == 1 else None
 
     def _escapes(self, c: cst.ClassDef) -> frozenset[str]:
         """`self.<attr>` uses that hand the attribute itself on (returned, passed, stored,
@@ -674,14 +690,14 @@ class _Builder:
             return Attr(expr.attr.value)
         found = self.b.lookup(expr, expr)
         qualname = self.tree.qualname(expr)
-        if found is None and qualname is None and self._aliases < _MAX_ALIASES:
+        if (found is None or found.inferred) and qualname is None and self._aliases < _MAX_ALIASES:
             self._aliases += 1
             try:
                 member = self._member(expr, text)
             finally:
                 self._aliases -= 1
             if member is not None:
-                return member
+                return replace(member, binding=self._info(found))
         return Value(text, self._info(found), qualname)
 
     def _member(self, expr: cst.BaseExpression, text: str) -> Optional[Member]:

@@ -409,6 +409,11 @@ class StepEvents:
                 if any(e.path == self.path for e in out):
                     yield fn, out
 
+    def has_caller_context(self) -> bool:
+        """Whether some function here means what its callers in other modules hand it (a
+        backward a caller may have meant to scale, a scaler-shaped call on a parameter)."""
+        return not self.home.script and any(fn.key for fn in self._in_context())
+
     def _in_context(self) -> list[FunctionProgram]:
         """The functions of this file whose meaning depends on a caller, and the functions of
         this file that call them (what another module calls may be any of those)."""
@@ -618,9 +623,12 @@ class StepEvents:
     # -- what a reference is -------------------------------------------------------------------------
     def val(self, ref: Ref, frame: _Frame) -> Val:
         if isinstance(ref, Param):
+            b = frame.fn.param_bindings.get(ref.name)  # what it is by itself (annotation, use)
             if ref.name in frame.args:
-                return frame.args[ref.name]
-            b = frame.fn.param_bindings.get(ref.name)  # no caller says: what it is by itself
+                v = frame.args[ref.name]
+                if b is not None and b.kind == "scaler" and v.binding is None and v.cls is None and v.qualname is None and v.text not in (None, "None"):
+                    return replace(v, binding=b)  # a value the caller cannot say more of, used as a GradScaler here
+                return v
             return self._bound(ref.name, b, frame.module, self_cls=frame.self_cls)
         if isinstance(ref, Attr):
             if not ref.name:
@@ -628,7 +636,8 @@ class StepEvents:
             return self._member(f"self.{ref.name}", frame.self_cls, ref.name, frame.module)
         if isinstance(ref, Member):
             base = self.val(ref.base, frame)
-            return self._member(ref.text, base.cls, ref.name, frame.module)
+            v = self._member(ref.text, base.cls, ref.name, frame.module)
+            return replace(v, binding=ref.binding) if v.binding is None and v.cls is None and ref.binding is not None else v
         if isinstance(ref, Scaled):
             return Val(ref.text, scaled_by=self.val(ref.scaler, frame))
         return self._bound(ref.text, ref.binding, frame.module, ref.qualname, frame.self_cls)

@@ -18,7 +18,7 @@ import libcst as cst
 
 from ampcheck.findings import Finding
 from ampcheck.lint.checks import check
-from ampcheck.lint.kinds import scaler_shaped
+from ampcheck.lint.kinds import is_scaler_class, scaler_shaped
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.program import BindingInfo as Binding, Branch, GuardKind, Test
 from ampcheck.lint.steps import Event, Guard, exclusive, separating
@@ -155,11 +155,30 @@ def _roots(model: FileModel) -> Iterator[tuple[object, list[Event]]]:
     """The step sequences, or none in a file where no GradScaler can appear: every AMP1xx rule
     is about one, and following the calls of a large scaler-free file into the project costs
     more than parsing it. A GradScaler can appear where one is bound (inferred from use
-    included), or where a call a GradScaler makes (`x.step(opt)`, `x.update()`) goes to a
-    receiver this file does not bind to something else: what it is, the project says."""
-    if not model.bindings.of_kind("scaler") and not _scaler_shaped_calls(model):
+    included, or an object of a project class that is one), where a call a GradScaler makes
+    (`x.step(opt)`, `x.update()`) goes to a receiver this file does not bind to something
+    else, or in a function whose callers in the project hand it one (it back-propagates or
+    works a parameter): what it is, the project says."""
+    if not (
+        model.bindings.of_kind("scaler") or _scaler_shaped_calls(model) or _project_scalers(model)
+        or model.steps.has_caller_context()
+    ):
         return iter(())
     return model.steps.roots()
+
+
+def _project_scalers(model: FileModel) -> bool:
+    """An object of a class imported from the project that is a GradScaler: re-exported
+    (`from pkg.fsdp import ShardedGradScaler`) or a subclass of one."""
+    for b in model.bindings.of_kind("instance"):
+        if b.class_qualname is None or b.class_qualname.startswith("torch."):
+            continue
+        if is_scaler_class(model.project.canonical(b.class_qualname, model.summary)):
+            return True
+        found = model.project.find_class(b.class_qualname, model.summary)
+        if found is not None and model.project.base_kind(*found) == "scaler":
+            return True
+    return False
 
 
 def _scaler_shaped_calls(model: FileModel) -> bool:
