@@ -288,8 +288,10 @@ def _last_backward(step: _Step, e: Event, stop: tuple[str, ...] = ()) -> Optiona
     for prev in reversed(step.events[: step.index(e)]):
         if prev.kind in stop:
             return None
-        if prev.kind == "backward" and any(step.alternative(prev, x, x.binding, x.scaler or "") for x in scaled):
-            continue  # the AMP-off alternative of a scaled backward
+        if prev.kind == "backward" and any(
+            step.alternative(prev, x, x.binding, x.scaler or "") and not exclusive(x, e) for x in scaled
+        ):
+            continue  # the AMP-off alternative of a scaled backward that `e` may follow
         if prev.kind in ("scaled_backward", "backward") and not exclusive(prev, e):
             return prev
         if prev.framework_backward:
