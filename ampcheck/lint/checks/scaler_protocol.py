@@ -481,9 +481,10 @@ def _amp106(step: _Step) -> Iterator[tuple[Event, str]]:
         if not updates:
             continue
         unscales = step.of("unscale", s)
+        rebuilt = _rebuilt_in(step.model, s)
         for u in unscales:
-            if step.blocked(s, u.target) or _asks_the_state_machine(u):
-                continue
+            if step.blocked(s, u.target) or _asks_the_state_machine(u) or any(g.spec.node in rebuilt for g in u.loops):
+                continue  # (a GradScaler built anew every pass of a loop around it starts READY)
             if _unscale_repeats(step, u, updates, unscales, b, s):
                 yield u, (
                     _say(b, f"`{_call_text(s, 'unscale_', u.target)}` can run again before `{s}.update()` (e.g. every "
@@ -497,6 +498,15 @@ def _amp106(step: _Step) -> Iterator[tuple[Event, str]]:
                     f"`{s}.update()` between: it raises \"unscale_() is being called after step().\"; call "
                     f"`unscale_` before the step, or update after the step")
                 )
+
+
+def _rebuilt_in(model: FileModel, scaler: str) -> set[cst.CSTNode]:
+    """The loops of this file whose every pass constructs `scaler` anew (AMP108's finding):
+    its per-optimizer states start again at READY there."""
+    return {
+        loop for b in model.bindings.of_kind("scaler")
+        if b.key == scaler and not b.inferred and (loop := _innermost_loop(model, b.node)) is not None
+    }
 
 
 def _asks_the_state_machine(e: Event) -> bool:
