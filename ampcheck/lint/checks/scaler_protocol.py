@@ -320,8 +320,11 @@ def _amp102(step: _Step) -> Iterator[tuple[Event, str]]:
                         f"since the last update()\" and the scale never adapts; call `{s}.update()` after the step")
                     )
                 continue
-            if any(loop in u.loops and not exclusive(u, st) for u in updates):
-                continue
+            resets = [u for u in updates if loop in u.loops and not exclusive(u, st)]
+            if any(u.kind == "update" for u in resets):
+                continue  # (one under another condition than the step is AMP107's)
+            if any(step.conditions(u, b, s) <= step.conditions(st, b, s) for u in resets):
+                continue  # `update(new_scale)` wherever the step runs resets it too
             yield st, (
                 _say(b, f"`{_call_text(s, 'step', st.target)}` runs every iteration of this loop but `{s}.update()` "
                 "is never called in it: the next iteration raises \"step() has already been called since "
