@@ -123,3 +123,11 @@ def test_fsdp1_plain_scaler_replaced_only_by_a_plain_one_or_elsewhere_is_flagged
 def test_fsdp1_plain_scaler_that_a_sharded_scaler_replaces_for_sharded_runs_is_silent() -> None:
     # a conditional expression, an assignment under `if args.fsdp:`, a trainer attribute
     _assert_clean("clean_fsdp1_plain_scaler_replaced_by_sharded.py")
+
+
+def test_float16_backward_whose_gradients_nothing_uses_is_not_flagged() -> None:
+    _assert_clean("clean_fp16_backward_only_timed.py")
+
+
+def test_float16_backward_whose_gradients_a_helper_steps_on_is_flagged() -> None:
+    _assert_marked("amp201_fp16_backward_helper_steps.py")

@@ -8,22 +8,14 @@ import libcst as cst
 
 from ampcheck.findings import Finding
 from ampcheck.lint.assertions import assertions_after
-from ampcheck.lint.bindings import SCALER_QUALNAMES, Binding
+from ampcheck.lint.bindings import Binding
 from ampcheck.lint.casts import Cast
 from ampcheck.lint.checks import check
 from ampcheck.lint.consteval import TorchDtype
+from ampcheck.lint.kinds import plain_cuda_scaler, sharded_scaler
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import dotted
 
-_PLAIN_SCALERS = frozenset(
-    {
-        "torch.amp.GradScaler",
-        "torch.amp.grad_scaler.GradScaler",
-        "torch.cuda.amp.GradScaler",
-        "torch.cuda.amp.grad_scaler.GradScaler",
-    }
-)
-_SHARDED_SCALERS = frozenset(q for q in SCALER_QUALNAMES if q.endswith(".ShardedGradScaler"))
 _FSDP1 = frozenset(
     {
         "torch.distributed.fsdp.FullyShardedDataParallel",
@@ -245,7 +237,7 @@ def fsdp1_with_plain_scaler(model: FileModel) -> Iterable[Finding]:
         return
     seen: set[int] = set()
     for scaler in model.bindings.of_kind("scaler"):
-        if scaler.qualname not in _PLAIN_SCALERS or scaler.enabled is False or id(scaler.node) in seen:
+        if not plain_cuda_scaler(scaler.qualname) or scaler.enabled is False or id(scaler.node) in seen:
             continue
         if _replaced_by_sharded(model, scaler):
             continue
@@ -278,7 +270,7 @@ def _replaced_by_sharded(model: FileModel, scaler: Binding) -> bool:
             continue
         value = node.value
         choices = (value.body, value.orelse) if isinstance(value, cst.IfExp) else (value,)
-        if any(isinstance(c, cst.Call) and model.callee(c) in _SHARDED_SCALERS for c in choices):
+        if any(isinstance(c, cst.Call) and sharded_scaler(model.callee(c)) for c in choices):
             return True
     return False
 
