@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import os
+from time import perf_counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
@@ -23,6 +24,7 @@ from ampcheck.lint.discover import discover
 from ampcheck.lint.project import project_root
 from ampcheck.lint.source import SourceError, SourceFile, read_source, too_large, write_source
 from ampcheck.lint.syntax import syntax_error
+from ampcheck.lint.timings import RECORDER, Count, Phase, Timings
 
 if TYPE_CHECKING:
     from ampcheck.lint.program import ModuleSummary
@@ -51,6 +53,7 @@ class FileResult:
     fixed: int = 0
     diff: str = ""
     analysed: bool = False  # went through libcst (not replayed from the cache, not pre-filtered)
+    timings: Timings = field(default_factory=Timings)  # what linting it cost, in its process
 
 
 @dataclass
@@ -63,6 +66,9 @@ class LintResult:
     diffs: list[str]
     files: int
     analysed: int
+    timings: Timings = field(default_factory=Timings)  # summed over the processes
+    wall: float = 0.0
+    processes: int = 1
 
 
 @dataclass
@@ -77,12 +83,18 @@ class _Analysis:
 def lint_paths(
     paths: Sequence[str], settings: Optional[Settings] = None, options: Options = Options()
 ) -> LintResult:
+    start = perf_counter()
     settings = settings if settings is not None else default_settings()
     found = discover(list(paths), settings)
     root = str(project_root(settings.config_path, list(paths), Path.cwd()))
     _RUN.clear()  # a run reads files as they are now
-    results = _run(found.files, settings, options, root)
+    RECORDER.take()  # this run's figures only
+    results, processes = _run(found.files, settings, options, root)
     findings = sorted((f for r in results for f in r.findings), key=Finding.sort_key)
+    timings = Timings()
+    timings.count(Count.FOUND, len(found.files))
+    for r in results:
+        timings.add(r.timings)
     return LintResult(
         findings=findings,
         problems=found.problems + [p for r in results for p in r.problems],
@@ -92,12 +104,15 @@ def lint_paths(
         diffs=[r.diff for r in results if r.diff],
         files=len(found.files),
         analysed=sum(r.analysed for r in results),
+        timings=timings,
+        wall=perf_counter() - start,
+        processes=processes,
     )
 
 
-def _run(files: list[str], settings: Settings, options: Options, root: str) -> list[FileResult]:
+def _run(files: list[str], settings: Settings, options: Options, root: str) -> tuple[list[FileResult], int]:
     """Replay what the cache holds in this process; analyse the rest, in workers when enough
-    files are left (or `--jobs` asks for them)."""
+    files are left (or `--jobs` asks for them). Also: how many processes analysed."""
     done: dict[str, FileResult] = {}
     if options.cache:
         for path in files:
@@ -107,6 +122,7 @@ def _run(files: list[str], settings: Settings, options: Options, root: str) -> l
     pending = [path for path in files if path not in done]
     jobs = options.jobs or _cores()
     many = options.jobs is not None or len(pending) >= PARALLEL_MIN_FILES
+    workers = 1
     if jobs > 1 and len(pending) > 1 and many:
         from concurrent.futures import ProcessPoolExecutor  # ~15 ms: only runs that fork pay it
 
@@ -123,7 +139,7 @@ def _run(files: list[str], settings: Settings, options: Options, root: str) -> l
             done.update(zip(pending, pool.map(lint_file, pending, [settings] * n, [options] * n, [root] * n, chunksize=chunk)))
     else:
         done.update((path, lint_file(path, settings, options, root)) for path in pending)
-    return [done[path] for path in files]
+    return [done[path] for path in files], workers
 
 
 class _Workspace:
@@ -185,33 +201,37 @@ def lint_file(
     """Everything for one file; every failure becomes a line in the result, never an exception.
     With `replay_only`, None unless the cache answers for the file (fixes included)."""
     try:
-        return _lint_file(path, settings, options, root or str(settings.root), replay_only)
+        result = _lint_file(path, settings, options, root or str(settings.root), replay_only)
     except Exception as err:  # a bug must cost one file, not the run
-        failed = FileResult(path)
-        failed.internal_errors.append(f"{path}: internal error: {type(err).__name__}: {err}")
-        return failed
+        result = FileResult(path)
+        result.internal_errors.append(f"{path}: internal error: {type(err).__name__}: {err}")
+    timings = RECORDER.take()
+    if result is not None:
+        result.timings = timings
+    return result
 
 
 def _lint_file(path: str, settings: Settings, options: Options, root: str, replay_only: bool) -> Optional[FileResult]:
     result = FileResult(path)
-    try:
-        source = read_source(path)
-    except SourceError as err:
-        result.problems.append(str(err))
-        return result
-    is_notebook = path.endswith(".ipynb")
-    nb: Optional[notebook.Notebook] = None
-    if is_notebook:
+    with RECORDER.phase(Phase.READ):
         try:
-            nb = notebook.load(source.text)
-        except notebook.NotebookError as err:
-            result.problems.append(f"{path}: {err}")
+            source = read_source(path)
+        except SourceError as err:
+            result.problems.append(str(err))
             return result
-    text = nb.source if nb is not None else source.text
-    oversized = too_large(path, text, settings.max_file_size)
-    if oversized is not None:
-        result.problems.append(oversized)
-        return result
+        is_notebook = path.endswith(".ipynb")
+        nb: Optional[notebook.Notebook] = None
+        if is_notebook:
+            try:
+                nb = notebook.load(source.text)
+            except notebook.NotebookError as err:
+                result.problems.append(f"{path}: {err}")
+                return result
+        text = nb.source if nb is not None else source.text
+        oversized = too_large(path, text, settings.max_file_size)
+        if oversized is not None:
+            result.problems.append(oversized)
+            return result
     codes = settings.codes_for(Path(path))
     cache = Cache(settings.root) if options.cache else None
     lint = _Linter(path, "ipynb" if is_notebook else "py", codes, settings, cache, result, _workspace(root, settings, cache))
@@ -221,7 +241,7 @@ def _lint_file(path: str, settings: Settings, options: Options, root: str, repla
             return None
         findings = replayed
     else:
-        findings = lint(text)
+        findings = lint(text, on_disk=True)
     if options.fix or options.diff:
         fixed_text, remaining = _fix(text, findings, lint, options, result)
         if result.fixed and _emit(path, source, nb, fixed_text, options, result) and options.fix:
@@ -247,67 +267,88 @@ class _Linter:
     def replay(self, text: str) -> Optional[list[Finding]]:
         if self.cache is None:
             return None
-        return self.cache.get(key(text, self.kind, self.fingerprint), self.path, self.workspace.digests)
+        with RECORDER.phase(Phase.CACHE):
+            found = self.cache.get(key(text, self.kind, self.fingerprint), self.path, self.workspace.digests)
+        if found is not None:
+            RECORDER.count(Count.CACHE_HITS)
+        return found
 
-    def __call__(self, text: str) -> list[Finding]:
+    def __call__(self, text: str, on_disk: bool = False) -> list[Finding]:
+        """The findings of `text` (`on_disk`: the file's text as read, not a fix round's)."""
         cached = self.replay(text)
         if cached is not None:
             return cached
         k = key(text, self.kind, self.fingerprint)
         project = self.workspace.project() if self.kind == "py" else None
-        analysis = analyse(text, self.path, self.codes, self.warn_unused, self.kind == "ipynb", project)
+        analysis = analyse(text, self.path, self.codes, self.warn_unused, self.kind == "ipynb", project, on_disk)
         self.result.analysed |= analysis.analysed
         self.result.problems.extend(analysis.problems)
         self.result.internal_errors.extend(analysis.internal_errors)
         if self.cache is not None and not analysis.internal_errors and not analysis.problems:
-            self.cache.put(k, analysis.findings, analysis.deps)
+            with RECORDER.phase(Phase.CACHE):
+                self.cache.put(k, analysis.findings, analysis.deps)
         return analysis.findings
 
 
 def analyse(
     text: str, path: str, codes: frozenset[str], warn_unused: bool = False, is_notebook: bool = False,
-    project: "Optional[Project]" = None,
+    project: "Optional[Project]" = None, on_disk: bool = False,
 ) -> _Analysis:
     """The findings of one source text (post-suppression, sorted), in the text's coordinates.
     With a project, calls into its other modules are followed (a notebook has no place in
-    one: its imports are read, it is imported by nothing)."""
+    one: its imports are read, it is imported by nothing); when `text` is the file as it is
+    on disk, the project keeps its summary for the files linted after it."""
     out = _Analysis([])
     if not codes:
         return out
-    error = syntax_error(text, path, is_notebook)
+    with RECORDER.phase(Phase.SYNTAX):
+        error = syntax_error(text, path, is_notebook)
     if error is not None:
         if SYNTAX_ERROR in codes:
             out.findings.append(error)
-    elif prefilter.may_have_findings(text):
-        out.findings.extend(_run_checks(text, path, codes, out, project))
+    else:
+        with RECORDER.phase(Phase.PREFILTER):
+            passed = prefilter.may_have_findings(text)
+        if passed:
+            out.findings.extend(_run_checks(text, path, codes, out, project, on_disk))
+        else:
+            RECORDER.count(Count.PREFILTERED)
     if not out.findings and not warn_unused:
         return out
-    directives = suppress.parse(text)
-    out.findings = directives.apply(out.findings)
-    if warn_unused and UNUSED_SUPPRESSION in codes and error is None:  # no rule ran on a broken file
-        out.findings.extend(directives.unused(path, codes))
+    with RECORDER.phase(Phase.SUPPRESS):
+        directives = suppress.parse(text)
+        out.findings = directives.apply(out.findings)
+        if warn_unused and UNUSED_SUPPRESSION in codes and error is None:  # no rule ran on a broken file
+            out.findings.extend(directives.unused(path, codes))
     out.findings.sort(key=Finding.sort_key)
     return out
 
 
-def _run_checks(text: str, path: str, codes: frozenset[str], out: _Analysis, project: "Optional[Project]") -> list[Finding]:
-    import libcst as cst  # only files that pass the pre-filter pay for libcst
+def _run_checks(
+    text: str, path: str, codes: frozenset[str], out: _Analysis, project: "Optional[Project]", on_disk: bool
+) -> list[Finding]:
+    with RECORDER.phase(Phase.IMPORTS):
+        import libcst as cst  # only files that pass the pre-filter pay for libcst
 
-    from ampcheck.lint.checks import load_all
-    from ampcheck.lint.model import FileModel
+        from ampcheck.lint.checks import load_all
+        from ampcheck.lint.model import FileModel
 
-    try:
-        model = FileModel(path, text, project=project)
-    except cst.ParserSyntaxError as err:
-        out.problems.append(f"{path}: not analysed: libcst cannot parse it ({err.message}, line {err.raw_line})")
-        return []
-    except RecursionError:
-        out.problems.append(f"{path}: not analysed: nested too deeply for libcst")
-        return []
+    with RECORDER.phase(Phase.PARSE):
+        try:
+            model = FileModel(path, text, project=project)
+        except cst.ParserSyntaxError as err:
+            out.problems.append(f"{path}: not analysed: libcst cannot parse it ({err.message}, line {err.raw_line})")
+            return []
+        except RecursionError:
+            out.problems.append(f"{path}: not analysed: nested too deeply for libcst")
+            return []
+    RECORDER.count(Count.PARSED)
     out.analysed = True
     found: dict[tuple, Finding] = {}
-    with model.project.record() as read:
-        for chk in load_all():
+    with RECORDER.phase(Phase.IMPORTS):
+        checks = load_all()
+    with model.project.record() as read, RECORDER.phase(Phase.CHECKS):
+        for chk in checks:
             if not chk.codes & codes:
                 continue
             try:
@@ -319,7 +360,7 @@ def _run_checks(text: str, path: str, codes: frozenset[str], out: _Analysis, pro
                 out.internal_errors.append(
                     f"{path}: internal error in check {name}: {type(err).__name__}: {err}"
                 )
-    model.project.forget(path)
+    model.project.forget(path, keep_summary=on_disk)
     home = os.path.abspath(path)
     out.deps = {p: digest for p, digest in read.items() if p != home}
     return list(found.values())

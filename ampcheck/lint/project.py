@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 from ampcheck.lint.digests import FileDigests, file_hash, read_regular
 from ampcheck.lint.source import SourceError, decode_source, too_large
+from ampcheck.lint.timings import RECORDER, Count, Phase, timed
 
 if TYPE_CHECKING:  # the program model needs libcst; finding the root must not
     from ampcheck.lint.program import ClassInfo, FunctionProgram, ModuleSummary
@@ -128,10 +129,17 @@ class Project:
         key = os.path.abspath(path)
         self._by_path[key] = _Loaded(summary, self.digests(key) or "")
 
-    def forget(self, path: str) -> None:
-        """Drop a linted file's summary (and the tree it holds on to) once its checks are done:
-        a later file that imports it reads the cached summary instead."""
-        self._by_path.pop(os.path.abspath(path), None)
+    def forget(self, path: str, keep_summary: bool) -> None:
+        """Drop the tree a linted file's summary holds on to once its checks are done. With
+        `keep_summary` (the summary is of the file as it is on disk), the summary itself stays,
+        detached from the tree, so a later file that reads the module does not parse it again;
+        else a later file reads it from the disk cache or parses it."""
+        key = os.path.abspath(path)
+        loaded = self._by_path.pop(key, None)
+        if keep_summary and loaded is not None and loaded.summary is not None:
+            from ampcheck.lint.program import ModuleSummary
+
+            self._by_path[key] = _Loaded(ModuleSummary.from_json(loaded.summary.to_json()), loaded.digest)
 
     def summary(self, path: str) -> Optional[ModuleSummary]:
         """The summary of the module at `path`: in memory, else from the disk cache, else
@@ -151,6 +159,7 @@ class Project:
         view._by_path = {p: loaded for p, loaded in self._by_path.items() if loaded.summary is not None}
         return view
 
+    @timed(Phase.SUMMARIES)
     def _load(self, path: str) -> _Loaded:
         if not self.reads:
             return _Loaded(None, "")
@@ -172,15 +181,19 @@ class Project:
             cached = self.cache_get(cache_key)
             if cached is not None:
                 try:
-                    return _Loaded(ModuleSummary.from_json(cached), digest)
+                    loaded = _Loaded(ModuleSummary.from_json(cached), digest)
+                    RECORDER.count(Count.SUMMARY_CACHED)
+                    return loaded
                 except (KeyError, TypeError, ValueError, IndexError):
                     pass
+        RECORDER.count(Count.SUMMARY_PARSED)
         summary = self.build(path, text, name)
         if summary is not None and self.cache_put is not None:
             self.cache_put(cache_key, summary.to_json())
         return _Loaded(summary, digest)
 
     # -- searching the project -----------------------------------------------------------------
+    @timed(Phase.CALLERS)
     def files_mentioning(self, module: str, names: Iterable[str]) -> list[str]:
         """The project's Python files (absolute paths) that name `module` (by its dotted name,
         or relatively by its last part) and any of `names`: where the callers of those

@@ -47,6 +47,7 @@ from ampcheck.lint.program import (
     Op, Param, Ref, Scaled, SelfMethod, Value,
 )
 from ampcheck.lint.project import Project
+from ampcheck.lint.timings import Phase, timed
 
 if TYPE_CHECKING:
     from ampcheck.lint.regions import AutocastRegion, Regions
@@ -249,9 +250,11 @@ class StepEvents:
         ]
 
     @cached_property
+    @timed(Phase.STEPS)
     def events(self) -> list[Event]:
         return [e for fn in self.home.functions.values() for e in self.of(fn)]
 
+    @timed(Phase.STEPS)
     def never_updated(self, e: Event) -> bool:
         """Whether the scaler `e` uses is one its class owns and keeps to itself (a private
         `self._scaler` it constructs, never handed out) and that no method of the class or of
@@ -275,6 +278,7 @@ class StepEvents:
                         return False
         return True
 
+    @timed(Phase.STEPS)
     def standalone(self, module: ModuleSummary, fn: FunctionProgram) -> list[Event]:
         found = self._standalone.get(id(fn))
         if found is None:
@@ -282,6 +286,7 @@ class StepEvents:
         return found
 
     @cached_property
+    @timed(Phase.STEPS)
     def _roots(self) -> list[tuple[FunctionProgram, list[Event]]]:
         found = []
         for fn, frame in self._root_frames(self.home):
