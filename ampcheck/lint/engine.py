@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import tempfile
 from time import perf_counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,9 +135,15 @@ def _run(files: list[str], settings: Settings, options: Options, root: str) -> t
         # file sizes vary a thousandfold (big contiguous chunks left one core idle for minutes).
         pending.sort(key=_size, reverse=True)
         chunk = max(1, min(16, len(pending) // (workers * 8)))
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        # The workers share the summaries of project modules through the disk cache; a run
+        # without one shares them through a folder of its own, gone when the run ends.
+        with tempfile.TemporaryDirectory(prefix="ampcheck-") as scratch, ProcessPoolExecutor(max_workers=workers) as pool:
             n = len(pending)
-            done.update(zip(pending, pool.map(lint_file, pending, [settings] * n, [options] * n, [root] * n, chunksize=chunk)))
+            shared = None if options.cache else scratch
+            mapped = pool.map(
+                lint_file, pending, [settings] * n, [options] * n, [root] * n, [False] * n, [shared] * n, chunksize=chunk,
+            )
+            done.update(zip(pending, mapped))
     else:
         done.update((path, lint_file(path, settings, options, root)) for path in pending)
     return [done[path] for path in files], workers
@@ -144,10 +151,12 @@ def _run(files: list[str], settings: Settings, options: Options, root: str) -> t
 
 class _Workspace:
     """What the files of one run share in one process: the hashes of the project's files
-    (enough to replay cached results) and, once a file must be analysed, the project model."""
+    (enough to replay cached results) and, once a file must be analysed, the project model,
+    whose module summaries go to the findings cache or else to the run's `shared` folder."""
 
-    def __init__(self, root: str, settings: Settings, cache: Optional[Cache]) -> None:
-        self.root, self.settings, self.cache = root, settings, cache
+    def __init__(self, root: str, settings: Settings, cache: Optional[Cache], shared: Optional[str]) -> None:
+        self.root, self.settings = root, settings
+        self.summaries = cache if cache is not None else Cache(Path(shared)) if shared is not None else None
         self.digests = FileDigests()
         self._project: "Optional[Project]" = None
 
@@ -155,23 +164,24 @@ class _Workspace:
         if self._project is None:
             from ampcheck.lint.project import Project
 
-            cache = self.cache
+            store = self.summaries
             self._project = Project(
                 Path(self.root), _summarize,
-                cache.get_json if cache is not None else None, cache.put_json if cache is not None else None,
+                store.get_json if store is not None else None, store.put_json if store is not None else None,
                 implementation(), self.settings.max_file_size, self.settings.is_excluded, digests=self.digests,
             )
         return self._project
 
 
-_RUN: dict[tuple[str, bool], _Workspace] = {}  # the current run's workspaces, per root and caching
+# the current run's workspaces, per root, caching and shared folder
+_RUN: dict[tuple[str, bool, Optional[str]], _Workspace] = {}
 
 
-def _workspace(root: str, settings: Settings, cache: Optional[Cache]) -> _Workspace:
-    k = (root, cache is not None)
+def _workspace(root: str, settings: Settings, cache: Optional[Cache], shared: Optional[str]) -> _Workspace:
+    k = (root, cache is not None, shared)
     found = _RUN.get(k)
     if found is None:
-        found = _RUN[k] = _Workspace(root, settings, cache)
+        found = _RUN[k] = _Workspace(root, settings, cache, shared)
     return found
 
 
@@ -196,12 +206,14 @@ def _cores() -> int:
 
 
 def lint_file(
-    path: str, settings: Settings, options: Options, root: Optional[str] = None, replay_only: bool = False
+    path: str, settings: Settings, options: Options, root: Optional[str] = None, replay_only: bool = False,
+    shared: Optional[str] = None,
 ) -> Optional[FileResult]:
     """Everything for one file; every failure becomes a line in the result, never an exception.
-    With `replay_only`, None unless the cache answers for the file (fixes included)."""
+    With `replay_only`, None unless the cache answers for the file (fixes included); `shared`:
+    the folder a run without a cache shares module summaries through."""
     try:
-        result = _lint_file(path, settings, options, root or str(settings.root), replay_only)
+        result = _lint_file(path, settings, options, root or str(settings.root), replay_only, shared)
     except Exception as err:  # a bug must cost one file, not the run
         result = FileResult(path)
         result.internal_errors.append(f"{path}: internal error: {type(err).__name__}: {err}")
@@ -211,7 +223,9 @@ def lint_file(
     return result
 
 
-def _lint_file(path: str, settings: Settings, options: Options, root: str, replay_only: bool) -> Optional[FileResult]:
+def _lint_file(
+    path: str, settings: Settings, options: Options, root: str, replay_only: bool, shared: Optional[str]
+) -> Optional[FileResult]:
     result = FileResult(path)
     with RECORDER.phase(Phase.READ):
         try:
@@ -234,7 +248,7 @@ def _lint_file(path: str, settings: Settings, options: Options, root: str, repla
             return result
     codes = settings.codes_for(Path(path))
     cache = Cache(settings.root) if options.cache else None
-    lint = _Linter(path, "ipynb" if is_notebook else "py", codes, settings, cache, result, _workspace(root, settings, cache))
+    lint = _Linter(path, "ipynb" if is_notebook else "py", codes, settings, cache, result, _workspace(root, settings, cache, shared))
     if replay_only:
         replayed = lint.replay(text)
         if replayed is None or ((options.fix or options.diff) and _applicable(replayed, options)):

@@ -136,10 +136,13 @@ class Project:
         else a later file reads it from the disk cache or parses it."""
         key = os.path.abspath(path)
         loaded = self._by_path.pop(key, None)
-        if keep_summary and loaded is not None and loaded.summary is not None:
+        if keep_summary and loaded is not None and loaded.summary is not None and loaded.digest:
             from ampcheck.lint.program import ModuleSummary
 
-            self._by_path[key] = _Loaded(ModuleSummary.from_json(loaded.summary.to_json()), loaded.digest)
+            data = loaded.summary.to_json()
+            self._by_path[key] = _Loaded(ModuleSummary.from_json(data), loaded.digest)
+            if self.cache_put is not None:  # for the other worker processes, and the next run
+                self.cache_put(self._cache_key(key, loaded.digest), data)
 
     def summary(self, path: str) -> Optional[ModuleSummary]:
         """The summary of the module at `path`: in memory, else from the disk cache, else
@@ -173,8 +176,7 @@ class Project:
             return _Loaded(None, digest)
         if too_large(path, text, self.max_file_size) is not None:
             return _Loaded(None, digest)
-        name = self.module_name(path)
-        cache_key = file_hash(f"{self.implementation}\0{path}\0{name}\0{digest}".encode("utf-8", "surrogatepass"))
+        cache_key = self._cache_key(path, digest)
         from ampcheck.lint.program import ModuleSummary
 
         if self.cache_get is not None:
@@ -187,10 +189,15 @@ class Project:
                 except (KeyError, TypeError, ValueError, IndexError):
                     pass
         RECORDER.count(Count.SUMMARY_PARSED)
-        summary = self.build(path, text, name)
+        summary = self.build(path, text, self.module_name(path))
         if summary is not None and self.cache_put is not None:
             self.cache_put(cache_key, summary.to_json())
         return _Loaded(summary, digest)
+
+    def _cache_key(self, path: str, digest: str) -> str:
+        """A summary's key in the disk cache: what it is built from."""
+        name = self.module_name(path)
+        return file_hash(f"{self.implementation}\0{path}\0{name}\0{digest}".encode("utf-8", "surrogatepass"))
 
     # -- searching the project -----------------------------------------------------------------
     @timed(Phase.CALLERS)

@@ -1,9 +1,10 @@
 """Where a lint run spends its time, per phase, and what it did with its files
 (`ampcheck lint --timings`), so the next slowdown is found by measuring, not by guessing.
 
-Each process records into its own `Timings`; the engine hands each file's share back with
-the file's result, so a parallel run's figures are the sum over its worker processes (CPU
-seconds, not wall time). Phases nest (a check asks for the steps, which read a project
+Phases are timed in CPU seconds of the process (a busy machine's waits for a core would
+otherwise swell whichever phase they fall in). Each process records into its own `Timings`;
+the engine hands each file's share back with the file's result, so a parallel run's figures
+are the sum over its worker processes. Phases nest (a check asks for the steps, which read a project
 module's summary), and time is charged to the innermost phase only, so the phases add up
 to the time spent in all of them.
 """
@@ -13,7 +14,7 @@ import enum
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import wraps
-from time import perf_counter
+from time import process_time
 from typing import Callable, Iterator, TypeVar
 
 F = TypeVar("F", bound=Callable)
@@ -26,6 +27,7 @@ class Phase(enum.Enum):
     SYNTAX = "syntax check (CPython)"
     PREFILTER = "pre-filter (text)"
     PARSE = "parse (libcst, indexed)"
+    POSITIONS = "source positions (for findings)"
     MODEL = "program model (facets, summary)"
     SUMMARIES = "project summaries (other modules)"
     CALLERS = "caller search (text)"
@@ -40,7 +42,6 @@ class Count(enum.Enum):
     PREFILTERED = "pre-filtered out"
     PARSED = "parsed for findings"
     SUMMARY_PARSED = "parsed only for summaries"
-    SUMMARY_SKIPPED = "summaries known empty from the text"
     SUMMARY_CACHED = "summaries from the cache"
 
 
@@ -54,7 +55,7 @@ class Timings:
     @contextmanager
     def phase(self, phase: Phase) -> Iterator[None]:
         """Charge the time inside the block to `phase` (and none of it to the phase around it)."""
-        now = perf_counter()
+        now = process_time()
         if self._stack:
             self.seconds[self._stack[-1]] += now - self._since
         self._stack.append(phase)
@@ -62,7 +63,7 @@ class Timings:
         try:
             yield
         finally:
-            now = perf_counter()
+            now = process_time()
             self.seconds[self._stack.pop()] += now - self._since
             self._since = now
 
@@ -71,7 +72,7 @@ class Timings:
 
     def take(self) -> "Timings":
         """What was recorded since the last take (a file's share), leaving an open phase open."""
-        now = perf_counter()
+        now = process_time()
         if self._stack:
             self.seconds[self._stack[-1]] += now - self._since
             self._since = now
@@ -93,7 +94,7 @@ class Timings:
     def render(self, wall: float, processes: int) -> str:
         """The table `--timings` prints on stderr."""
         where = "1 process" if processes == 1 else f"summed over {processes} worker processes"
-        lines = [f"ampcheck timings: {wall:.3f} s wall; phases in seconds, {where}"]
+        lines = [f"ampcheck timings: {wall:.3f} s wall; phases in CPU seconds, {where}"]
         width = max(len(k.value) for k in (*Phase, *Count))
         total = self.total or 1.0
         for phase in Phase:

@@ -14,6 +14,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from ampcheck.lint.names import ImportTable, dotted
+from ampcheck.lint.timings import Phase, timed
 from ampcheck.lint.walk import walk
 
 Scope = Union[cst.Module, cst.FunctionDef, cst.ClassDef, cst.Lambda]
@@ -282,6 +283,7 @@ class SourceTree:
 
     # -- positions -----------------------------------------------------------------------------------
     @cached_property
+    @timed(Phase.POSITIONS)
     def _positions(self) -> "dict[cst.CSTNode, CodeRange]":
         wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
         return dict(wrapper.resolve(PositionProvider))
