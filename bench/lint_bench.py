@@ -158,6 +158,22 @@ class ChangedFile:
         self.path.write_bytes(self.original)
 
 
+def ampcheck_cases(exe: str, root: Path, changed_rel: str) -> tuple[Case, Case, Case, Case]:
+    """The floor, ampcheck cold, warm and one changed file on `root`, with its cache filled
+    afresh (never replaying an older build's findings)."""
+    shutil.rmtree(root / ".ampcheck_cache", ignore_errors=True)
+    measure([exe, "lint", "--exit-zero", "."], cwd=root)  # fill the cache
+    changed = ChangedFile(root / changed_rel)
+    floor = floor_case("libcst parse loop, 1 process (floor)", ".", root)
+    cold = Case("ampcheck cold (`--no-cache`)", [exe, "lint", "--no-cache", "--output-format", "json", "."], root, capture=True)
+    warm = Case("ampcheck warm (cache filled, nothing changed)", [exe, "lint", "--output-format", "json", "."], root, capture=True)
+    one = Case(
+        f"ampcheck one changed file (`{changed_rel}`, {changed.lines} lines)",
+        [exe, "lint", changed_rel], root, before=changed.edit, after=changed.restore,
+    )
+    return floor, cold, warm, one
+
+
 def dense_checkout(mirror: Path, repo: str, commit: str) -> Optional[Path]:
     """bench/dense/<owner>+<name>: the repository's Python files at `commit` (written once;
     a stamp records the commit); None when the mirror has no snapshot of it."""
@@ -184,16 +200,7 @@ def dense_table(mirror: Path, rounds: int, peers_bin: Path, scratch: Path) -> st
             sections.append(f"`{repo}`: no snapshot under {mirror}; skipped.")
             continue
         files, lines = make_corpus.count(root)
-        shutil.rmtree(root / ".ampcheck_cache", ignore_errors=True)
-        measure([exe, "lint", "--exit-zero", "."], cwd=root)  # fill the cache
-        changed = ChangedFile(root / changed_rel)
-        floor = floor_case("libcst parse loop, 1 process (floor)", ".", root)
-        cold = Case("ampcheck cold (`--no-cache`)", [exe, "lint", "--no-cache", "--output-format", "json", "."], root, capture=True)
-        warm = Case("ampcheck warm (cache filled, nothing changed)", [exe, "lint", "--output-format", "json", "."], root, capture=True)
-        one = Case(
-            f"ampcheck one edited file (`{changed_rel}`, {changed.lines} lines)",
-            [exe, "lint", changed_rel], root, before=changed.edit, after=changed.restore,
-        )
+        floor, cold, warm, one = ampcheck_cases(exe, root, changed_rel)
         ruff = Case(
             "Ruff (`ruff check --no-cache --select ALL`)", [str(peers_bin / "ruff"), "check", "--no-cache", "--select", "ALL", "."],
             root, skip=peer_missing(peers_bin, "ruff"),
@@ -225,16 +232,7 @@ def dense_table(mirror: Path, rounds: int, peers_bin: Path, scratch: Path) -> st
 
 def ampcheck_table(corpus: Path, rounds: int, changed_rel: str, scratch: Path) -> tuple[str, bool]:
     exe = ampcheck_exe()
-    shutil.rmtree(corpus / ".ampcheck_cache", ignore_errors=True)  # never replay an older build's findings
-    measure([exe, "lint", "--exit-zero", "."], cwd=corpus)  # fill the cache
-    changed = ChangedFile(corpus / changed_rel)
-    floor = floor_case("libcst parse loop, 1 process (floor)", ".", corpus)
-    cold = Case("ampcheck cold (`--no-cache`)", [exe, "lint", "--no-cache", "--output-format", "json", "."], corpus, capture=True)
-    warm = Case("ampcheck warm (cache filled, nothing changed)", [exe, "lint", "--output-format", "json", "."], corpus, capture=True)
-    one = Case(
-        f"ampcheck one changed file (`{changed_rel}`, {changed.lines} lines)",
-        [exe, "lint", changed_rel], corpus, before=changed.edit, after=changed.restore,
-    )
+    floor, cold, warm, one = ampcheck_cases(exe, corpus, changed_rel)
     version = Case("`ampcheck --version` (start-up)", [exe, "--version"], corpus, ok_codes=(0,))
     cases = [floor, cold, warm, one, version]
     run_rounds(cases, rounds, scratch)
