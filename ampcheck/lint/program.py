@@ -383,7 +383,7 @@ class _Builder:
                 attrs[attr_key[len("self."):]] = info
         for s in _statements(c.body):
             held = self._property_of(s) if isinstance(s, cst.FunctionDef) else None
-            if held is not None and held in attrs and s.name.value not in attrs:
+            if held is not None and held in attrs and (s.name.value not in attrs or attrs[s.name.value].inferred):
                 attrs[s.name.value] = attrs[held]
         return ClassInfo(key, tuple(bases), methods, attrs, self._escapes(c))
 

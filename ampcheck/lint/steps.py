@@ -323,9 +323,13 @@ class StepEvents:
             if fn.key and fn.key in reached and _scaler_param(fn):
                 continue
             out = self._sequence(frame, follow=True)
-            if any(e.path == self.path for e in out):
+            if any(self._touches(e) for e in out):
                 found.append((fn, out))
         return found + callers
+
+    def _touches(self, e: Event) -> bool:
+        """Whether an event is written in this file or reached through a call written here."""
+        return e.path == self.path or any(c.path == self.path for c in e.via)
 
     def _root_frames(self, module: ModuleSummary) -> Iterator[tuple[FunctionProgram, _Frame]]:
         """Where a module's training steps start: its body, every function nothing in it

@@ -75,3 +75,11 @@ def test_unscale_of_a_stepped_optimizer_is_reported():
 
 def test_an_unscale_guarded_by_the_scalers_own_stage_cannot_repeat():
     _exact("clean_unscale_guarded_by_stage")
+
+
+def test_a_plain_step_follows_the_plain_backward_on_its_own_amp_off_branch():
+    _exact("clean_gan_scaler_per_network_amp_branch")
+
+
+def test_a_scaler_rebuilt_every_pass_starts_ready_so_its_unscale_is_no_repeat():
+    _exact("amp108_rebuilt_scaler_unscales_once")

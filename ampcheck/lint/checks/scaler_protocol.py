@@ -288,8 +288,10 @@ def _last_backward(step: _Step, e: Event, stop: tuple[str, ...] = ()) -> Optiona
     for prev in reversed(step.events[: step.index(e)]):
         if prev.kind in stop:
             return None
-        if prev.kind == "backward" and any(step.alternative(prev, x, x.binding, x.scaler or "") for x in scaled):
-            continue  # the AMP-off alternative of a scaled backward
+        if prev.kind == "backward" and any(
+            step.alternative(prev, x, x.binding, x.scaler or "") and not exclusive(x, e) for x in scaled
+        ):
+            continue  # the AMP-off alternative of a scaled backward that `e` may follow
         if prev.kind in ("scaled_backward", "backward") and not exclusive(prev, e):
             return prev
         if prev.framework_backward:
@@ -318,8 +320,11 @@ def _amp102(step: _Step) -> Iterator[tuple[Event, str]]:
                         f"since the last update()\" and the scale never adapts; call `{s}.update()` after the step")
                     )
                 continue
-            if any(loop in u.loops and not exclusive(u, st) for u in updates):
-                continue
+            resets = [u for u in updates if loop in u.loops and not exclusive(u, st)]
+            if any(u.kind == "update" for u in resets):
+                continue  # (one under another condition than the step is AMP107's)
+            if any(step.conditions(u, b, s) <= step.conditions(st, b, s) for u in resets):
+                continue  # `update(new_scale)` wherever the step runs resets it too
             yield st, (
                 _say(b, f"`{_call_text(s, 'step', st.target)}` runs every iteration of this loop but `{s}.update()` "
                 "is never called in it: the next iteration raises \"step() has already been called since "
@@ -479,9 +484,10 @@ def _amp106(step: _Step) -> Iterator[tuple[Event, str]]:
         if not updates:
             continue
         unscales = step.of("unscale", s)
+        rebuilt = _rebuilt_in(step.model, s)
         for u in unscales:
-            if step.blocked(s, u.target) or _asks_the_state_machine(u):
-                continue
+            if step.blocked(s, u.target) or _asks_the_state_machine(u) or any(g.spec.node in rebuilt for g in u.loops):
+                continue  # (a GradScaler built anew every pass of a loop around it starts READY)
             if _unscale_repeats(step, u, updates, unscales, b, s):
                 yield u, (
                     _say(b, f"`{_call_text(s, 'unscale_', u.target)}` can run again before `{s}.update()` (e.g. every "
@@ -495,6 +501,15 @@ def _amp106(step: _Step) -> Iterator[tuple[Event, str]]:
                     f"`{s}.update()` between: it raises \"unscale_() is being called after step().\"; call "
                     f"`unscale_` before the step, or update after the step")
                 )
+
+
+def _rebuilt_in(model: FileModel, scaler: str) -> set[cst.CSTNode]:
+    """The loops of this file whose every pass constructs `scaler` anew (AMP108's finding):
+    its per-optimizer states start again at READY there."""
+    return {
+        loop for b in model.bindings.of_kind("scaler")
+        if b.key == scaler and not b.inferred and (loop := _innermost_loop(model, b.node)) is not None
+    }
 
 
 def _asks_the_state_machine(e: Event) -> bool:
