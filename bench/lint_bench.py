@@ -13,9 +13,16 @@ process:
   pass over the whole corpus on a 2-core machine: the floor and ampcheck cold on the same
   subset, TorchFix standalone and as the flake8 plugin, Fixit and Ruff, each with its
   defaults, from the bench-only venv (see requirements-bench.txt).
+- `dense` on AMP-dense repositories (pinned by commit in DENSE, where most files are
+  training code: the torch/transformers corpus is mostly code without AMP, which hides
+  what the project model costs): each repository's Python files at the commit, written
+  from the snapshot under --mirror into bench/dense/ (as bench/mutation_recall.py writes
+  them), and on each the floor, ampcheck cold, warm and one edited training file, and
+  `ruff check --select ALL` when the peers venv has Ruff.
 
     python bench/make_corpus.py
     python bench/lint_bench.py --rounds 3 --results bench/RESULTS.md
+    python bench/lint_bench.py --tables dense --mirror /work/.mirror --rounds 1 --results bench/RESULTS.md
     python bench/lint_bench.py --tiny      # seconds; what the test suite runs
 
 The Markdown tables are printed and, with --results, spliced into that file between
@@ -36,12 +43,21 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 import make_corpus  # noqa: E402  (bench scripts are run as files, not as a package)
+import mutation_recall  # noqa: E402
 from procstats import CommandFailed, Sample, load_average, machine, measure, median  # noqa: E402
 from results_md import splice  # noqa: E402
 
 PEERS_BIN = BENCH / ".venv-peers" / "bin"
 CHANGED_FILE = "torch/amp/grad_scaler.py"
 PEER_SUBSET = "timm"
+DENSE_DEST = BENCH / "dense"
+# AMP-dense repositories: owner/name -> (commit, the training file the one-edited-file case
+# edits). A recipe-style speech toolkit (hundreds of recipes, ~170 files with GradScaler or
+# autocast) and a training framework (fp16/bf16 engines, optimizers and loss scalers).
+DENSE = {
+    "k2-fsa/icefall": ("36e0420c7e3e849a25b3d24dbf913c424f3d23c9", "egs/librispeech/ASR/zipformer/train.py"),
+    "microsoft/DeepSpeed": ("38327e07f6cd39b63418f60cedd1651b0be3e7c3", "deepspeed/runtime/engine.py"),
+}
 # Written into the corpus root: it makes the corpus a project of its own, so tools that
 # honour the enclosing repository's .gitignore (which ignores bench/corpus/) do not skip it
 # and none picks up the repository's own settings. Every tool runs with its defaults.
@@ -142,18 +158,81 @@ class ChangedFile:
         self.path.write_bytes(self.original)
 
 
-def ampcheck_table(corpus: Path, rounds: int, changed_rel: str, scratch: Path) -> tuple[str, bool]:
-    exe = ampcheck_exe()
-    shutil.rmtree(corpus / ".ampcheck_cache", ignore_errors=True)  # never replay an older build's findings
-    measure([exe, "lint", "--exit-zero", "."], cwd=corpus)  # fill the cache
-    changed = ChangedFile(corpus / changed_rel)
-    floor = floor_case("libcst parse loop, 1 process (floor)", ".", corpus)
-    cold = Case("ampcheck cold (`--no-cache`)", [exe, "lint", "--no-cache", "--output-format", "json", "."], corpus, capture=True)
-    warm = Case("ampcheck warm (cache filled, nothing changed)", [exe, "lint", "--output-format", "json", "."], corpus, capture=True)
+def ampcheck_cases(exe: str, root: Path, changed_rel: str) -> tuple[Case, Case, Case, Case]:
+    """The floor, ampcheck cold, warm and one changed file on `root`, with its cache filled
+    afresh (never replaying an older build's findings)."""
+    shutil.rmtree(root / ".ampcheck_cache", ignore_errors=True)
+    measure([exe, "lint", "--exit-zero", "."], cwd=root)  # fill the cache
+    changed = ChangedFile(root / changed_rel)
+    floor = floor_case("libcst parse loop, 1 process (floor)", ".", root)
+    cold = Case("ampcheck cold (`--no-cache`)", [exe, "lint", "--no-cache", "--output-format", "json", "."], root, capture=True)
+    warm = Case("ampcheck warm (cache filled, nothing changed)", [exe, "lint", "--output-format", "json", "."], root, capture=True)
     one = Case(
         f"ampcheck one changed file (`{changed_rel}`, {changed.lines} lines)",
-        [exe, "lint", changed_rel], corpus, before=changed.edit, after=changed.restore,
+        [exe, "lint", changed_rel], root, before=changed.edit, after=changed.restore,
     )
+    return floor, cold, warm, one
+
+
+def dense_checkout(mirror: Path, repo: str, commit: str) -> Optional[Path]:
+    """bench/dense/<owner>+<name>: the repository's Python files at `commit` (written once;
+    a stamp records the commit); None when the mirror has no snapshot of it."""
+    dest = DENSE_DEST / repo.replace("/", "+")
+    stamp = dest / ".ampcheck-bench-commit"
+    if stamp.is_file() and stamp.read_text().strip() == commit:
+        return dest
+    git = mutation_recall.git_dir(mirror, repo)
+    if git is None:
+        return None
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    mutation_recall.materialise(git, commit, dest)
+    stamp.write_text(commit + "\n")
+    return dest
+
+
+def dense_table(mirror: Path, rounds: int, peers_bin: Path, scratch: Path) -> str:
+    exe = ampcheck_exe()
+    sections = []
+    for repo, (commit, changed_rel) in DENSE.items():
+        root = dense_checkout(mirror, repo, commit)
+        if root is None:
+            sections.append(f"`{repo}`: no snapshot under {mirror}; skipped.")
+            continue
+        files, lines = make_corpus.count(root)
+        floor, cold, warm, one = ampcheck_cases(exe, root, changed_rel)
+        ruff = Case(
+            "Ruff (`ruff check --no-cache --select ALL`)", [str(peers_bin / "ruff"), "check", "--no-cache", "--select", "ALL", "."],
+            root, skip=peer_missing(peers_bin, "ruff"),
+        )
+        cases = [floor, cold, warm, one, ruff]
+        print(f"{repo}@{commit[:10]}: {files} files", file=sys.stderr)
+        run_rounds(cases, rounds, scratch)
+        identical = findings_of(cold) == findings_of(warm)
+        base = wall(floor)
+        cold_ratio = wall(cold) / base
+        sections.append("\n".join([
+            f"`{repo}` at `{commit}`: {files} files, {lines} lines; {rounds} interleaved round(s).",
+            "",
+            HEADER,
+            row(floor, "1.00× floor"),
+            row(cold, f"{cold_ratio:.2f}× floor"),
+            row(warm, f"{wall(warm) / wall(cold):.3f}× cold"),
+            row(one, "—"),
+            row(ruff, f"{wall(ruff) / base:.2f}× floor" if ruff.samples else "—"),
+            "",
+            "| target | measured | met |\n|---|---|---|",
+            f"| cold ≤ 0.5× floor | {cold_ratio:.2f}× | {_met(cold_ratio <= 0.5)} |",
+            f"| warm ≤ 0.5 s, findings identical to cold's | {wall(warm):.3f} s, "
+            f"{'identical' if identical else 'DIFFERENT'} ({len(findings_of(cold))} findings) | {_met(wall(warm) <= 0.5 and identical)} |",
+            f"| one edited file ≤ 1 s | {wall(one):.3f} s | {_met(wall(one) <= 1.0)} |",
+        ]))
+    return "\n\n".join(sections)
+
+
+def ampcheck_table(corpus: Path, rounds: int, changed_rel: str, scratch: Path) -> tuple[str, bool]:
+    exe = ampcheck_exe()
+    floor, cold, warm, one = ampcheck_cases(exe, corpus, changed_rel)
     version = Case("`ampcheck --version` (start-up)", [exe, "--version"], corpus, ok_codes=(0,))
     cases = [floor, cold, warm, one, version]
     run_rounds(cases, rounds, scratch)
@@ -221,7 +300,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, help="default: bench/corpus (with --tiny: a temporary folder)")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--tables", default="ampcheck,peers", help="comma-separated: ampcheck, peers")
+    parser.add_argument("--tables", default="ampcheck,peers", help="comma-separated: ampcheck, peers, dense")
+    parser.add_argument("--mirror", type=Path, help="folder of repository snapshots, for the dense table (see mutation_recall.py)")
     parser.add_argument("--peer-subset", default=PEER_SUBSET, help="folder of the corpus the peers run on")
     parser.add_argument("--changed-file", default=CHANGED_FILE, help="corpus file the pre-commit case edits")
     parser.add_argument("--peers-bin", type=Path, default=PEERS_BIN)
@@ -232,17 +312,20 @@ def main(argv: Optional[list[str]] = None) -> int:
     unknown = set(args.peers.split(",")) - set(PEERS)
     if unknown:
         parser.error(f"unknown peer(s): {', '.join(sorted(unknown))}")
+    if "dense" in args.tables and args.mirror is None:
+        parser.error("the dense table needs --mirror")
 
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)
         corpus = args.corpus or (scratch / "corpus" if args.tiny else make_corpus.DEFAULT_DEST)
         rounds, subset = (1, ".") if args.tiny else (args.rounds, args.peer_subset)
-        try:
-            make_corpus.build(corpus, tiny=args.tiny)
-        except make_corpus.CorpusError as exc:
-            print(f"lint_bench: {exc}", file=sys.stderr)
-            return 2
-        (corpus / "pyproject.toml").write_text(CORPUS_PYPROJECT)
+        if "ampcheck" in args.tables or "peers" in args.tables:
+            try:
+                make_corpus.build(corpus, tiny=args.tiny)
+            except make_corpus.CorpusError as exc:
+                print(f"lint_bench: {exc}", file=sys.stderr)
+                return 2
+            (corpus / "pyproject.toml").write_text(CORPUS_PYPROJECT)
         load_before = load_average()
         sections: dict[str, str] = {}
         identical = True
@@ -253,6 +336,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             if "peers" in args.tables:
                 table = peers_table(corpus, subset, rounds, args.peers_bin, args.peers.split(","), scratch)
                 sections["peers"] = f"{preamble(corpus, rounds, subset)}\n\n{table}"
+            if "dense" in args.tables:
+                sections["dense"] = dense_table(args.mirror, rounds, args.peers_bin, scratch)
         except CommandFailed as exc:
             print(f"lint_bench: {exc}", file=sys.stderr)
             return 2

@@ -88,3 +88,32 @@ def test_lsp_bench_times_edits_on_the_generated_project_and_splices_its_table(tm
     assert text.count("<!-- bench:lsp -->") == 1
     row = next(line for line in text.splitlines() if line.startswith("| ampcheck server |"))
     assert row.split("|")[3].strip() == "3"  # edits timed
+
+
+def _git(*args: str, cwd: Path) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_a_dense_repository_is_written_from_its_snapshot_at_the_pinned_commit_once(tmp_path: Path, monkeypatch) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "train.py").write_text("import torch\nscaler = torch.amp.GradScaler()\n")
+    (src / "README.md").write_text("not Python\n")
+    (src / "alias.py").symlink_to("train.py")
+    _git("init", "-q", cwd=src)
+    _git("add", ".", cwd=src)
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "pinned", cwd=src)
+    commit = _git("rev-parse", "HEAD", cwd=src)
+    (src / "train.py").write_text("# a later commit\n")
+    _git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "later", cwd=src)
+    mirror = tmp_path / "mirror"
+    _git("clone", "-q", "--bare", str(src), str(mirror / "owner+name" / "repo"), cwd=tmp_path)
+    monkeypatch.setattr(lint_bench, "DENSE_DEST", tmp_path / "dense")
+
+    root = lint_bench.dense_checkout(mirror, "owner/name", commit)
+    assert root is not None
+    assert (root / "train.py").read_text() == "import torch\nscaler = torch.amp.GradScaler()\n"
+    assert not (root / "alias.py").exists() and not (root / "README.md").exists()  # .py files, no links
+    (root / "marker").write_text("")
+    assert lint_bench.dense_checkout(mirror, "owner/name", commit) == root and (root / "marker").exists()
+    assert lint_bench.dense_checkout(mirror, "other/repo", commit) is None

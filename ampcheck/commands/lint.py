@@ -37,6 +37,7 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Read settings from this file instead of the nearest pyproject.toml.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: all cores).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write .ampcheck_cache/.")
+@click.option("--timings", is_flag=True, help="After the report, show on stderr where the run spent its time, per phase.")
 def lint(
     paths: tuple[str, ...],
     fix: bool,
@@ -59,6 +60,7 @@ def lint(
     config_file: Optional[str],
     jobs: Optional[int],
     no_cache: bool,
+    timings: bool,
 ) -> None:
     """Check PATHS (files or folders; default: the current folder) for AMP mistakes."""
     from ampcheck.catalog import CatalogError
@@ -108,6 +110,8 @@ def lint(
         click.echo(f"ampcheck: error: {line}", err=True)
     for path in result.missing:
         click.echo(f"ampcheck: error: {path}: no such file or folder", err=True)
+    if timings:
+        click.echo(result.timings.render(result.wall, result.processes), err=True, nl=False)
     if result.missing or result.internal_errors:
         raise click.exceptions.Exit(2)
     raise click.exceptions.Exit(1 if failed and not exit_zero else 0)

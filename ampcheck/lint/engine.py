@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import difflib
 import os
+import tempfile
+from time import perf_counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Sequence
@@ -23,6 +25,7 @@ from ampcheck.lint.discover import discover
 from ampcheck.lint.project import project_root
 from ampcheck.lint.source import SourceError, SourceFile, read_source, too_large, write_source
 from ampcheck.lint.syntax import syntax_error
+from ampcheck.lint.timings import RECORDER, Count, Phase, Timings
 from ampcheck.targets import Targets
 
 if TYPE_CHECKING:
@@ -54,6 +57,7 @@ class FileResult:
     diff: str = ""
     analysed: bool = False  # went through libcst (not replayed from the cache, not pre-filtered)
     deps: dict[str, str] = field(default_factory=dict)  # lint_text: the other files the analysis read
+    timings: Timings = field(default_factory=Timings)  # what linting it cost, in its process
 
 
 @dataclass
@@ -66,6 +70,9 @@ class LintResult:
     diffs: list[str]
     files: int
     analysed: int
+    timings: Timings = field(default_factory=Timings)  # summed over the processes
+    wall: float = 0.0
+    processes: int = 1
 
 
 @dataclass
@@ -80,12 +87,18 @@ class _Analysis:
 def lint_paths(
     paths: Sequence[str], settings: Optional[Settings] = None, options: Options = Options()
 ) -> LintResult:
+    start = perf_counter()
     settings = settings if settings is not None else default_settings()
     found = discover(list(paths), settings)
     root = str(project_root(settings.config_path, list(paths), Path.cwd()))
     _RUN.clear()  # a run reads files as they are now
-    results = _run(found.files, settings, options, root)
+    RECORDER.take()  # this run's figures only
+    results, processes = _run(found.files, settings, options, root)
     findings = sorted((f for r in results for f in r.findings), key=Finding.sort_key)
+    timings = Timings()
+    timings.count(Count.FOUND, len(found.files))
+    for r in results:
+        timings.add(r.timings)
     return LintResult(
         findings=findings,
         problems=found.problems + [p for r in results for p in r.problems],
@@ -95,12 +108,15 @@ def lint_paths(
         diffs=[r.diff for r in results if r.diff],
         files=len(found.files),
         analysed=sum(r.analysed for r in results),
+        timings=timings,
+        wall=perf_counter() - start,
+        processes=processes,
     )
 
 
-def _run(files: list[str], settings: Settings, options: Options, root: str) -> list[FileResult]:
+def _run(files: list[str], settings: Settings, options: Options, root: str) -> tuple[list[FileResult], int]:
     """Replay what the cache holds in this process; analyse the rest, in workers when enough
-    files are left (or `--jobs` asks for them)."""
+    files are left (or `--jobs` asks for them). Also: how many processes analysed."""
     done: dict[str, FileResult] = {}
     if options.cache:
         for path in files:
@@ -110,6 +126,7 @@ def _run(files: list[str], settings: Settings, options: Options, root: str) -> l
     pending = [path for path in files if path not in done]
     jobs = options.jobs or _cores()
     many = options.jobs is not None or len(pending) >= PARALLEL_MIN_FILES
+    workers = 1
     if jobs > 1 and len(pending) > 1 and many:
         from concurrent.futures import ProcessPoolExecutor  # ~15 ms: only runs that fork pay it
 
@@ -121,51 +138,60 @@ def _run(files: list[str], settings: Settings, options: Options, root: str) -> l
         # file sizes vary a thousandfold (big contiguous chunks left one core idle for minutes).
         pending.sort(key=_size, reverse=True)
         chunk = max(1, min(16, len(pending) // (workers * 8)))
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        # The workers share the summaries of project modules through the disk cache; a run
+        # without one shares them through a folder of its own, gone when the run ends.
+        with tempfile.TemporaryDirectory(prefix="ampcheck-") as scratch, ProcessPoolExecutor(max_workers=workers) as pool:
             n = len(pending)
-            done.update(zip(pending, pool.map(lint_file, pending, [settings] * n, [options] * n, [root] * n, chunksize=chunk)))
+            shared = None if options.cache else scratch
+            mapped = pool.map(
+                lint_file, pending, [settings] * n, [options] * n, [root] * n, [False] * n, [shared] * n, chunksize=chunk,
+            )
+            done.update(zip(pending, mapped))
     else:
         done.update((path, lint_file(path, settings, options, root)) for path in pending)
-    return [done[path] for path in files]
+    return [done[path] for path in files], workers
 
 
 class _Workspace:
     """What the files of one run share in one process: the hashes of the project's files
-    (enough to replay cached results) and, once a file must be analysed, the project model."""
+    (enough to replay cached results) and, once a file must be analysed, the project model,
+    whose module summaries go to the findings cache or else to the run's `shared` folder."""
 
-    def __init__(self, root: str, settings: Settings, cache: Optional[Cache]) -> None:
-        self.root, self.settings, self.cache = root, settings, cache
+    def __init__(self, root: str, settings: Settings, cache: Optional[Cache], shared: Optional[str]) -> None:
+        self.root, self.settings = root, settings
+        self.summaries = cache if cache is not None else Cache(Path(shared)) if shared is not None else None
         self.digests = FileDigests()
         self._project: "Optional[Project]" = None
 
     def project(self) -> "Project":
         if self._project is None:
-            self._project = open_project(self.root, self.settings, self.cache, self.digests)
+            self._project = open_project(self.root, self.settings, self.summaries, self.digests)
         return self._project
 
 
 def open_project(
-    root: str, settings: Settings, cache: Optional[Cache], digests: FileDigests, read: Reader = read_regular
+    root: str, settings: Settings, summaries: Optional[Cache], digests: FileDigests, read: Reader = read_regular
 ) -> "Project":
-    """The project model of the files under `root`, its module summaries cached in `cache`;
+    """The project model of the files under `root`, its module summaries kept in `summaries`;
     `read` reads its files (a language server reads its open buffers first)."""
     from ampcheck.lint.project import Project
 
     return Project(
         Path(root), _summarize,
-        cache.get_json if cache is not None else None, cache.put_json if cache is not None else None,
+        summaries.get_json if summaries is not None else None, summaries.put_json if summaries is not None else None,
         implementation(), settings.max_file_size, settings.is_excluded, digests=digests, read=read,
     )
 
 
-_RUN: dict[tuple[str, bool], _Workspace] = {}  # the current run's workspaces, per root and caching
+# the current run's workspaces, per root, caching and shared folder
+_RUN: dict[tuple[str, bool, Optional[str]], _Workspace] = {}
 
 
-def _workspace(root: str, settings: Settings, cache: Optional[Cache]) -> _Workspace:
-    k = (root, cache is not None)
+def _workspace(root: str, settings: Settings, cache: Optional[Cache], shared: Optional[str]) -> _Workspace:
+    k = (root, cache is not None, shared)
     found = _RUN.get(k)
     if found is None:
-        found = _RUN[k] = _Workspace(root, settings, cache)
+        found = _RUN[k] = _Workspace(root, settings, cache, shared)
     return found
 
 
@@ -190,39 +216,49 @@ def _cores() -> int:
 
 
 def lint_file(
-    path: str, settings: Settings, options: Options, root: Optional[str] = None, replay_only: bool = False
+    path: str, settings: Settings, options: Options, root: Optional[str] = None, replay_only: bool = False,
+    shared: Optional[str] = None,
 ) -> Optional[FileResult]:
     """Everything for one file; every failure becomes a line in the result, never an exception.
-    With `replay_only`, None unless the cache answers for the file (fixes included)."""
+    With `replay_only`, None unless the cache answers for the file (fixes included); `shared`:
+    the folder a run without a cache shares module summaries through."""
     try:
-        return _lint_file(path, settings, options, root or str(settings.root), replay_only)
+        result = _lint_file(path, settings, options, root or str(settings.root), replay_only, shared)
     except Exception as err:  # a bug must cost one file, not the run
-        failed = FileResult(path)
-        failed.internal_errors.append(f"{path}: internal error: {type(err).__name__}: {err}")
-        return failed
+        result = FileResult(path)
+        result.internal_errors.append(f"{path}: internal error: {type(err).__name__}: {err}")
+    timings = RECORDER.take()
+    if result is not None:
+        result.timings = timings
+    return result
 
 
-def _lint_file(path: str, settings: Settings, options: Options, root: str, replay_only: bool) -> Optional[FileResult]:
+def _lint_file(
+    path: str, settings: Settings, options: Options, root: str, replay_only: bool, shared: Optional[str]
+) -> Optional[FileResult]:
     result = FileResult(path)
-    try:
-        source = read_source(path)
-    except SourceError as err:
-        result.problems.append(str(err))
-        return result
-    read = _python_text(path, source.text, settings, result)
-    if read is None:
-        return result
+    with RECORDER.phase(Phase.READ):
+        try:
+            source = read_source(path)
+        except SourceError as err:
+            result.problems.append(str(err))
+            return result
+        read = _python_text(path, source.text, settings, result)
+        if read is None:
+            return result
     nb, text = read
     codes = settings.codes_for(Path(path))
     cache = Cache(settings.root) if options.cache else None
-    lint = _Linter(path, "ipynb" if nb is not None else "py", codes, settings, cache, result, _workspace(root, settings, cache))
+    lint = _Linter(
+        path, "ipynb" if nb is not None else "py", codes, settings, cache, result, _workspace(root, settings, cache, shared)
+    )
     if replay_only:
         replayed = lint.replay(text)
         if replayed is None or ((options.fix or options.diff) and _applicable(replayed, options)):
             return None
         findings = replayed
     else:
-        findings = lint(text)
+        findings = lint(text, on_disk=True)
     if options.fix or options.diff:
         fixed_text, remaining = _fix(text, findings, lint, options, result)
         if result.fixed and _emit(path, source, nb, fixed_text, options, result) and options.fix:
@@ -277,75 +313,97 @@ class _Linter:
     def replay(self, text: str) -> Optional[list[Finding]]:
         if self.cache is None:
             return None
-        return self.cache.get(key(text, self.kind, self.fingerprint), self.path, self.workspace.digests)
+        with RECORDER.phase(Phase.CACHE):
+            found = self.cache.get(key(text, self.kind, self.fingerprint), self.path, self.workspace.digests)
+        if found is not None:
+            RECORDER.count(Count.CACHE_HITS)
+        return found
 
-    def __call__(self, text: str) -> list[Finding]:
+    def __call__(self, text: str, on_disk: bool = False) -> list[Finding]:
+        """The findings of `text` (`on_disk`: the file's text as read, not a fix round's)."""
         cached = self.replay(text)
         if cached is not None:
             return cached
         k = key(text, self.kind, self.fingerprint)
         project = self.workspace.project() if self.kind == "py" else None
-        analysis = analyse(text, self.path, self.codes, self.warn_unused, self.kind == "ipynb", project, self.targets)
+        analysis = analyse(
+            text, self.path, self.codes, self.warn_unused, self.kind == "ipynb", project, self.targets, on_disk=on_disk
+        )
         self.result.analysed |= analysis.analysed
         self.result.problems.extend(analysis.problems)
         self.result.internal_errors.extend(analysis.internal_errors)
         if self.cache is not None and not analysis.internal_errors and not analysis.problems:
-            self.cache.put(k, analysis.findings, analysis.deps)
+            with RECORDER.phase(Phase.CACHE):
+                self.cache.put(k, analysis.findings, analysis.deps)
         return analysis.findings
 
 
 def analyse(
     text: str, path: str, codes: frozenset[str], warn_unused: bool = False, is_notebook: bool = False,
     project: "Optional[Project]" = None, targets: Targets = Targets(), reparser: "Optional[Reparser]" = None,
+    on_disk: bool = False,
 ) -> _Analysis:
     """The findings of one source text (post-suppression, sorted), in the text's coordinates.
     With a project, calls into its other modules are followed (a notebook has no place in
-    one: its imports are read, it is imported by nothing). `targets` are the oldest Python
-    (for AMP001) and torch (for the fixes) the project supports. A reparser (a language
-    server's, for one buffer) parses the text reusing its previous parse."""
+    one: its imports are read, it is imported by nothing); when `text` is the file as it is
+    on disk, the project keeps its summary for the files linted after it. `targets` are the
+    oldest Python (for AMP001) and torch (for the fixes) the project supports. A reparser (a
+    language server's, for one buffer) parses the text reusing its previous parse."""
     out = _Analysis([])
     if not codes:
         return out
-    error = syntax_error(text, path, is_notebook, targets.python)
+    with RECORDER.phase(Phase.SYNTAX):
+        error = syntax_error(text, path, is_notebook, targets.python)
     if error is not None:
         if SYNTAX_ERROR in codes:
             out.findings.append(error)
-    elif prefilter.may_have_findings(text):
-        out.findings.extend(_run_checks(text, path, codes, out, project, targets, reparser))
+    else:
+        with RECORDER.phase(Phase.PREFILTER):
+            passed = prefilter.may_have_findings(text)
+        if passed:
+            out.findings.extend(_run_checks(text, path, codes, out, project, targets, reparser, on_disk))
+        else:
+            RECORDER.count(Count.PREFILTERED)
     if not out.findings and not warn_unused:
         return out
-    directives = suppress.parse(text)
-    out.findings = directives.apply(out.findings)
-    if warn_unused and UNUSED_SUPPRESSION in codes and error is None:  # no rule ran on a broken file
-        out.findings.extend(directives.unused(path, codes))
+    with RECORDER.phase(Phase.SUPPRESS):
+        directives = suppress.parse(text)
+        out.findings = directives.apply(out.findings)
+        if warn_unused and UNUSED_SUPPRESSION in codes and error is None:  # no rule ran on a broken file
+            out.findings.extend(directives.unused(path, codes))
     out.findings.sort(key=Finding.sort_key)
     return out
 
 
 def _run_checks(
     text: str, path: str, codes: frozenset[str], out: _Analysis, project: "Optional[Project]", targets: Targets,
-    reparser: "Optional[Reparser]",
+    reparser: "Optional[Reparser]", on_disk: bool,
 ) -> list[Finding]:
-    import libcst as cst  # only files that pass the pre-filter pay for libcst
+    with RECORDER.phase(Phase.IMPORTS):
+        import libcst as cst  # only files that pass the pre-filter pay for libcst
 
-    from ampcheck.lint.checks import load_all
-    from ampcheck.lint.model import FileModel
+        from ampcheck.lint.checks import load_all
+        from ampcheck.lint.model import FileModel
 
-    try:
-        if reparser is not None:
-            model = FileModel(path, text, reparser.parse(text), project, targets, reparser.positions)
-        else:
-            model = FileModel(path, text, project=project, targets=targets)
-    except cst.ParserSyntaxError as err:
-        out.problems.append(f"{path}: not analysed: libcst cannot parse it ({err.message}, line {err.raw_line})")
-        return []
-    except RecursionError:
-        out.problems.append(f"{path}: not analysed: nested too deeply for libcst")
-        return []
+    with RECORDER.phase(Phase.PARSE):
+        try:
+            if reparser is not None:
+                model = FileModel(path, text, reparser.parse(text), project, targets, reparser.positions)
+            else:
+                model = FileModel(path, text, project=project, targets=targets)
+        except cst.ParserSyntaxError as err:
+            out.problems.append(f"{path}: not analysed: libcst cannot parse it ({err.message}, line {err.raw_line})")
+            return []
+        except RecursionError:
+            out.problems.append(f"{path}: not analysed: nested too deeply for libcst")
+            return []
+    RECORDER.count(Count.PARSED)
     out.analysed = True
     found: dict[tuple, Finding] = {}
-    with model.project.record() as read:
-        for chk in load_all():
+    with RECORDER.phase(Phase.IMPORTS):
+        checks = load_all()
+    with model.project.record() as read, RECORDER.phase(Phase.CHECKS):
+        for chk in checks:
             if not chk.codes & codes:
                 continue
             try:
@@ -357,7 +415,7 @@ def _run_checks(
                 out.internal_errors.append(
                     f"{path}: internal error in check {name}: {type(err).__name__}: {err}"
                 )
-    model.project.forget(path)
+    model.project.forget(path, keep_summary=on_disk)
     home = os.path.abspath(path)
     out.deps = {p: digest for p, digest in read.items() if p != home}
     return list(found.values())

@@ -24,6 +24,7 @@ from ampcheck.lint.program import ModuleSummary, build_summary
 from ampcheck.lint.project import Project
 from ampcheck.lint.regions import Regions
 from ampcheck.lint.steps import Event, StepEvents
+from ampcheck.lint.timings import Phase, timed
 from ampcheck.lint.tree import Positions, SourceTree
 from ampcheck.targets import Targets
 
@@ -44,22 +45,27 @@ class FileModel(SourceTree):
 
     # -- facets (built on first use) ---------------------------------------------------------------
     @cached_property
+    @timed(Phase.MODEL)
     def consts(self) -> ConstEval:
         return ConstEval(self)
 
     @cached_property
+    @timed(Phase.MODEL)
     def bindings(self) -> Bindings:
         return Bindings(self, self.consts)
 
     @cached_property
+    @timed(Phase.MODEL)
     def regions(self) -> Regions:
         return Regions(self, self.consts)
 
     @cached_property
+    @timed(Phase.MODEL)
     def casts(self) -> Casts:
         return Casts(self, self.consts, self.bindings)
 
     @cached_property
+    @timed(Phase.MODEL)
     def summary(self) -> ModuleSummary:
         summary = build_summary(self, self.bindings, self.module_name)
         summary.path = os.path.abspath(self.path)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 from ampcheck.lint import kinds
 from ampcheck.lint.digests import FileDigests, Reader, file_hash, read_regular
 from ampcheck.lint.source import SourceError, decode_source, too_large
+from ampcheck.lint.timings import RECORDER, Count, Phase, timed
 
 if TYPE_CHECKING:  # the program model needs libcst; finding the root must not
     from ampcheck.lint.program import ClassInfo, FunctionProgram, ModuleSummary
@@ -118,10 +119,20 @@ class Project:
         key = os.path.abspath(path)
         self._by_path[key] = _Loaded(summary, self.digests(key) or "")
 
-    def forget(self, path: str) -> None:
-        """Drop a linted file's summary (and the tree it holds on to) once its checks are done:
-        a later file that imports it reads the cached summary instead."""
-        self._by_path.pop(os.path.abspath(path), None)
+    def forget(self, path: str, keep_summary: bool) -> None:
+        """Drop the tree a linted file's summary holds on to once its checks are done. With
+        `keep_summary` (the summary is of the file as it is on disk), the summary itself stays,
+        detached from the tree, so a later file that reads the module does not parse it again;
+        else a later file reads it from the disk cache or parses it."""
+        key = os.path.abspath(path)
+        loaded = self._by_path.pop(key, None)
+        if keep_summary and loaded is not None and loaded.summary is not None and loaded.digest:
+            from ampcheck.lint.program import ModuleSummary
+
+            data = loaded.summary.to_json()
+            self._by_path[key] = _Loaded(ModuleSummary.from_json(data), loaded.digest)
+            if self.cache_put is not None:  # for the other worker processes, and the next run
+                self.cache_put(self._cache_key(key, loaded.digest), data)
 
     def summary(self, path: str) -> Optional[ModuleSummary]:
         """The summary of the module at `path`: in memory, else from the disk cache, else
@@ -141,6 +152,7 @@ class Project:
         view._by_path = {p: loaded for p, loaded in self._by_path.items() if loaded.summary is not None}
         return view
 
+    @timed(Phase.SUMMARIES)
     def _load(self, path: str) -> _Loaded:
         if not self.reads:
             return _Loaded(None, "")
@@ -154,18 +166,20 @@ class Project:
             return _Loaded(None, digest)
         if too_large(path, text, self.max_file_size) is not None:
             return _Loaded(None, digest)
-        name = self.module_name(path)
-        cache_key = file_hash(f"{self.implementation}\0{path}\0{name}\0{digest}".encode("utf-8", "surrogatepass"))
+        cache_key = self._cache_key(path, digest)
         from ampcheck.lint.program import ModuleSummary
 
         if self.cache_get is not None:
             cached = self.cache_get(cache_key)
             if cached is not None:
                 try:
-                    return _Loaded(ModuleSummary.from_json(cached), digest)
+                    loaded = _Loaded(ModuleSummary.from_json(cached), digest)
+                    RECORDER.count(Count.SUMMARY_CACHED)
+                    return loaded
                 except (KeyError, TypeError, ValueError, IndexError):
                     pass
-        summary = self.build(path, text, name)
+        RECORDER.count(Count.SUMMARY_PARSED)
+        summary = self.build(path, text, self.module_name(path))
         if summary is not None and self.cache_put is not None:
             self.cache_put(cache_key, summary.to_json())
         return _Loaded(summary, digest)
@@ -185,7 +199,13 @@ class Project:
         if created_or_deleted:
             self._modules.clear()
 
+    def _cache_key(self, path: str, digest: str) -> str:
+        """A summary's key in the disk cache: what it is built from."""
+        name = self.module_name(path)
+        return file_hash(f"{self.implementation}\0{path}\0{name}\0{digest}".encode("utf-8", "surrogatepass"))
+
     # -- searching the project -----------------------------------------------------------------
+    @timed(Phase.CALLERS)
     def files_mentioning(self, module: str, names: Iterable[str]) -> list[str]:
         """The project's Python files (absolute paths) that name `module` (by its dotted name,
         or relatively by its last part) and any of `names`: where the callers of those

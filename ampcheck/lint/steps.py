@@ -51,6 +51,7 @@ from ampcheck.lint.program import (
     ModuleSummary, Op, OpKind, Param, Ref, Scaled, SelfMethod, Test, Value,
 )
 from ampcheck.lint.project import Project
+from ampcheck.lint.timings import Phase, timed
 
 if TYPE_CHECKING:
     from ampcheck.lint.regions import AutocastRegion, Regions
@@ -273,9 +274,11 @@ class StepEvents:
         ]
 
     @cached_property
+    @timed(Phase.STEPS)
     def events(self) -> list[Event]:
         return [e for fn in self.home.functions.values() for e in self.of(fn)]
 
+    @timed(Phase.STEPS)
     def never_updated(self, e: Event) -> bool:
         """Whether the scaler `e` uses is one its class owns and keeps to itself (a private
         `self._scaler` it constructs, never handed out) and that no method of the class or of
@@ -299,6 +302,7 @@ class StepEvents:
                         return False
         return True
 
+    @timed(Phase.STEPS)
     def standalone(self, module: ModuleSummary, fn: FunctionProgram) -> list[Event]:
         found = self._standalone.get(id(fn))
         if found is None:
@@ -306,6 +310,7 @@ class StepEvents:
         return found
 
     @cached_property
+    @timed(Phase.STEPS)
     def _roots(self) -> list[tuple[FunctionProgram, list[Event]]]:
         """The file's own roots and its callers' (other modules'). A function whose
         parameter receives GradScaler calls is what its callers hand it: once a caller in

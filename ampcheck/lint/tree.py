@@ -13,6 +13,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from ampcheck.lint.names import ImportTable, dotted
+from ampcheck.lint.timings import Phase, timed
 from ampcheck.lint.walk import walk
 
 Scope = Union[cst.Module, cst.FunctionDef, cst.ClassDef, cst.Lambda]
@@ -283,6 +284,7 @@ class SourceTree:
 
     # -- positions -----------------------------------------------------------------------------------
     @cached_property
+    @timed(Phase.POSITIONS)
     def _positions(self) -> "Mapping[cst.CSTNode, CodeRange]":
         if self._position_source is not None:
             return self._position_source(self.parents)
