@@ -39,6 +39,8 @@ import os
 import sys
 import tempfile
 from collections import Counter, defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from itertools import repeat
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterator, Optional
@@ -47,7 +49,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 sys.path.append(str(BENCH.parent))  # after PYTHONPATH, so `PYTHONPATH=<another checkout>` measures that ampcheck
 
-from corpus_repos import git_dir, materialise, selected  # noqa: E402
+from corpus_repos import Repo, git_dir, materialise, selected  # noqa: E402
 from ampcheck.config import default_settings  # noqa: E402
 from ampcheck.lint.engine import Options, lint_paths  # noqa: E402
 
@@ -277,6 +279,25 @@ def run_repo(repo: str, git: Path, commit: str, verbose: bool) -> tuple[list[Out
     return outcomes, flagged
 
 
+def _one(repo: Repo, mirror: Path, out: Optional[Path], verbose: bool) -> Optional[tuple[list[Outcome], list[str]]]:
+    """One repository's outcomes and flagged originals (reused from `out` when an earlier run
+    kept them); None when it has no snapshot."""
+    saved = out / (repo.name.replace("/", "+") + ".json") if out else None
+    if saved is not None and saved.is_file():
+        data = json.loads(saved.read_text())
+        return [Outcome(**o) for o in data["outcomes"]], data["flagged"]
+    git = git_dir(mirror, repo.name)
+    if git is None:
+        return None
+    got, bad = run_repo(repo.name, git, repo.commit, verbose)
+    if saved is not None:
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        saved.write_text(json.dumps({"commit": repo.commit, "outcomes": [asdict(o) for o in got], "flagged": bad}, indent=1))
+    print(f"{repo.name}@{repo.commit[:8]}: {len(got)} mutants, {sum(o.reported for o in got if not o.equivalent)} reported, "
+          f"{sum(1 for o in got if o.equivalent)} equivalent", flush=True)
+    return got, bad
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mirror", type=Path, required=True, help="folder holding the repositories' git directories")
@@ -284,31 +305,21 @@ def main() -> int:
     parser.add_argument("--original", action="store_true", help="only the 35 repositories the bench was first built on")
     parser.add_argument("--out", type=Path, help="keep each repository's outcomes here and reuse them on the next run")
     parser.add_argument("--json", type=Path, help="write every outcome and flagged original here")
+    parser.add_argument("-p", "--parallel", type=int, default=1, help="repositories mutated at once (one process each)")
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per mutant")
     args = parser.parse_args()
     outcomes: list[Outcome] = []
     flagged: list[str] = []
     missing = []
-    for repo in selected(args.repo):
-        if args.original and not repo.original:
+    repos = [r for r in selected(args.repo) if r.original or not args.original]
+    with ProcessPoolExecutor(max_workers=args.parallel) as pool:
+        results = list(pool.map(_one, repos, repeat(args.mirror), repeat(args.out), repeat(args.verbose)))
+    for repo, result in zip(repos, results):
+        if result is None:
+            missing.append(repo.name)
             continue
-        saved = args.out / (repo.name.replace("/", "+") + ".json") if args.out else None
-        if saved is not None and saved.is_file():
-            data = json.loads(saved.read_text())
-            got, bad = [Outcome(**o) for o in data["outcomes"]], data["flagged"]
-        else:
-            git = git_dir(args.mirror, repo.name)
-            if git is None:
-                missing.append(repo.name)
-                continue
-            got, bad = run_repo(repo.name, git, repo.commit, args.verbose)
-            if saved is not None:
-                saved.parent.mkdir(parents=True, exist_ok=True)
-                saved.write_text(json.dumps({"commit": repo.commit, "outcomes": [asdict(o) for o in got], "flagged": bad}, indent=1))
-        print(f"{repo.name}@{repo.commit[:8]}: {len(got)} mutants, {sum(o.reported for o in got if not o.equivalent)} reported, "
-              f"{sum(1 for o in got if o.equivalent)} equivalent", flush=True)
-        outcomes += got
-        flagged += bad
+        outcomes += result[0]
+        flagged += result[1]
     counted = [o for o in outcomes if not o.equivalent]
     total, hits = Counter(o.kind for o in counted), Counter(o.kind for o in counted if o.reported)
     equiv = Counter(o.kind for o in outcomes if o.equivalent)

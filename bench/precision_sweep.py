@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
 from enum import Enum
@@ -111,31 +112,39 @@ def ampcheck_commit(src: Path) -> str:
     return done.stdout.strip() or "unknown"
 
 
-def sweep(repos: list[Repo], mirror: Path, ampcheck_src: Path, out: Optional[Path], jobs: int) -> tuple[list[Finding], list[str], dict[str, tuple[int, float]]]:
-    """Lint each repository (or reuse its result under `out` from an earlier run of the same
-    ampcheck); returns the findings, the repositories without a snapshot, and per repository
-    the files written and the seconds its lint took."""
+def _one(repo: Repo, mirror: Path, ampcheck_src: Path, out: Optional[Path], jobs: int) -> Optional[tuple[list[Finding], int, float]]:
+    """One repository's findings, files and lint seconds (reused from `out` when an earlier run
+    kept them); None when it has no snapshot."""
+    saved = out / (repo.name.replace("/", "+") + ".json") if out else None
+    if saved is not None and saved.is_file():
+        data = json.loads(saved.read_text())
+        return [Finding(**f) for f in data["findings"]], data["files"], data["seconds"]
+    git = git_dir(mirror, repo.name)
+    if git is None:
+        return None
+    got, files, seconds = lint_repo(repo, git, ampcheck_src, jobs)
+    if saved is not None:
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        saved.write_text(json.dumps({"commit": repo.commit, "files": files, "seconds": seconds,
+                                     "findings": [asdict(f) for f in got]}, indent=1))
+    print(f"{repo.name}@{repo.commit[:8]}: {files} files, {len(got)} findings, {seconds:.1f} s", flush=True)
+    return got, files, seconds
+
+
+def sweep(repos: list[Repo], mirror: Path, ampcheck_src: Path, out: Optional[Path], jobs: int, parallel: int) -> tuple[list[Finding], list[str], dict[str, tuple[int, float]]]:
+    """Lint each repository, `parallel` at a time; returns the findings in corpus order, the
+    repositories without a snapshot, and per repository the files written and the lint's seconds."""
+    with ThreadPoolExecutor(max_workers=parallel) as pool:  # each lint is its own subprocess
+        results = list(pool.map(lambda r: _one(r, mirror, ampcheck_src, out, jobs), repos))
     findings: list[Finding] = []
     missing: list[str] = []
     sizes: dict[str, tuple[int, float]] = {}
-    for repo in repos:
-        saved = out / (repo.name.replace("/", "+") + ".json") if out else None
-        if saved is not None and saved.is_file():
-            data = json.loads(saved.read_text())
-            got, files, seconds = [Finding(**f) for f in data["findings"]], data["files"], data["seconds"]
-        else:
-            git = git_dir(mirror, repo.name)
-            if git is None:
-                missing.append(repo.name)
-                continue
-            got, files, seconds = lint_repo(repo, git, ampcheck_src, jobs)
-            if saved is not None:
-                saved.parent.mkdir(parents=True, exist_ok=True)
-                saved.write_text(json.dumps({"commit": repo.commit, "files": files, "seconds": seconds,
-                                             "findings": [asdict(f) for f in got]}, indent=1))
-        print(f"{repo.name}@{repo.commit[:8]}: {files} files, {len(got)} findings, {seconds:.1f} s", flush=True)
-        findings += got
-        sizes[repo.name] = (files, seconds)
+    for repo, result in zip(repos, results):
+        if result is None:
+            missing.append(repo.name)
+            continue
+        findings += result[0]
+        sizes[repo.name] = result[1:]
     return findings, missing, sizes
 
 
@@ -177,11 +186,12 @@ def main() -> int:
     parser.add_argument("--verdicts", type=Path, default=VERDICTS, help="the judged findings (default: bench/precision_verdicts.json)")
     parser.add_argument("--json", type=Path, help="write every finding, with its verdict, here")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="ampcheck worker processes per repository")
+    parser.add_argument("-p", "--parallel", type=int, default=1, help="repositories linted at once")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every finding with its excerpt and verdict")
     args = parser.parse_args()
     repos = selected(args.repo)
     print(f"ampcheck {ampcheck_commit(args.ampcheck)} from {args.ampcheck}", flush=True)
-    findings, missing, sizes = sweep(repos, args.mirror, args.ampcheck, args.out, args.jobs)
+    findings, missing, sizes = sweep(repos, args.mirror, args.ampcheck, args.out, args.jobs, args.parallel)
     files = sum(n for n, _ in sizes.values())
     seconds = sum(s for _, s in sizes.values())
     print(f"\n{len(sizes)} repositories, {files} files, {len(findings)} AMP1/AMP2/AMP3 findings, lint {seconds:.0f} s")
