@@ -49,7 +49,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 sys.path.append(str(BENCH.parent))  # after PYTHONPATH, so `PYTHONPATH=<another checkout>` measures that ampcheck
 
-from corpus_repos import Repo, git_dir, materialise, selected  # noqa: E402
+from corpus_repos import BY_NAME, Repo, git_dir, materialise, selected  # noqa: E402
 from ampcheck.config import default_settings  # noqa: E402
 from ampcheck.lint.engine import Options, lint_paths  # noqa: E402
 
@@ -329,6 +329,10 @@ def main() -> int:
         print(f"{kind:<20} {hits[kind]:>9} {n:>8} {hits[kind] / n if n else 0:>7.2f} {equiv[kind]:>22}")
     n = sum(total.values())
     print(f"{'all':<20} {sum(hits.values()):>9} {n:>8} {sum(hits.values()) / n if n else 0:>7.2f} {sum(equiv.values()):>22}")
+    for label, group in (("the 35 original repositories", True), ("the repositories added for issue 17", False)):
+        part = [o for o in counted if BY_NAME[o.repo].original is group]
+        if part:
+            print(f"{label}: {sum(o.reported for o in part)}/{len(part)} = {sum(o.reported for o in part) / len(part):.2f}")
     per_repo = defaultdict(lambda: [0, 0])
     for o in counted:
         per_repo[o.repo][0] += o.reported
