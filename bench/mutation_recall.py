@@ -193,6 +193,11 @@ def _moved_after(path: str, source: str, block: list[ast.stmt], i: int, clip: in
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ("facebookresearch/pycls", "pycls/core/benchmark.py", "drop_scale", 77):
         "a timing loop: the gradients of the backward are never stepped on, clipped or read",
+    **{
+        ("facebookresearch/fairseq", "fairseq/optim/fp16_optimizer.py", kind, line):
+            "fairseq's own DynamicLossScaler (scale(loss) and update() of another API), not a torch GradScaler"
+        for kind, line in (("drop_update", 226), ("drop_update", 453), ("drop_scale", 107), ("drop_scale", 400))
+    },
 }
 
 
