@@ -112,15 +112,15 @@ def ampcheck_commit(src: Path) -> str:
     return done.stdout.strip() or "unknown"
 
 
-def _one(repo: Repo, mirror: Path, ampcheck_src: Path, out: Optional[Path], jobs: int) -> Optional[tuple[list[Finding], int, float]]:
+def _one(repo: Repo, mirror: Path, ampcheck_src: Path, out: Optional[Path], jobs: int, kept_only: bool) -> Optional[tuple[list[Finding], int, float]]:
     """One repository's findings, files and lint seconds (reused from `out` when an earlier run
-    kept them); None when it has no snapshot."""
+    kept them); None when it has no snapshot (or, with `kept_only`, no kept result)."""
     saved = out / (repo.name.replace("/", "+") + ".json") if out else None
     if saved is not None and saved.is_file():
         data = json.loads(saved.read_text())
         return [Finding(**f) for f in data["findings"]], data["files"], data["seconds"]
     git = git_dir(mirror, repo.name)
-    if git is None:
+    if git is None or kept_only:
         return None
     got, files, seconds = lint_repo(repo, git, ampcheck_src, jobs)
     if saved is not None:
@@ -131,11 +131,11 @@ def _one(repo: Repo, mirror: Path, ampcheck_src: Path, out: Optional[Path], jobs
     return got, files, seconds
 
 
-def sweep(repos: list[Repo], mirror: Path, ampcheck_src: Path, out: Optional[Path], jobs: int, parallel: int) -> tuple[list[Finding], list[str], dict[str, tuple[int, float]]]:
+def sweep(repos: list[Repo], mirror: Path, ampcheck_src: Path, out: Optional[Path], jobs: int, parallel: int, kept_only: bool = False) -> tuple[list[Finding], list[str], dict[str, tuple[int, float]]]:
     """Lint each repository, `parallel` at a time; returns the findings in corpus order, the
     repositories without a snapshot, and per repository the files written and the lint's seconds."""
     with ThreadPoolExecutor(max_workers=parallel) as pool:  # each lint is its own subprocess
-        results = list(pool.map(lambda r: _one(r, mirror, ampcheck_src, out, jobs), repos))
+        results = list(pool.map(lambda r: _one(r, mirror, ampcheck_src, out, jobs, kept_only), repos))
     findings: list[Finding] = []
     missing: list[str] = []
     sizes: dict[str, tuple[int, float]] = {}
@@ -186,19 +186,20 @@ def main() -> int:
     parser.add_argument("--verdicts", type=Path, default=VERDICTS, help="the judged findings (default: bench/precision_verdicts.json)")
     parser.add_argument("--json", type=Path, help="write every finding, with its verdict, here")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="ampcheck worker processes per repository")
+    parser.add_argument("--kept-only", action="store_true", help="lint nothing: report the results kept in --out (the rest count as missing)")
     parser.add_argument("-p", "--parallel", type=int, default=1, help="repositories linted at once")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every finding with its excerpt and verdict")
     args = parser.parse_args()
     repos = selected(args.repo)
     print(f"ampcheck {ampcheck_commit(args.ampcheck)} from {args.ampcheck}", flush=True)
-    findings, missing, sizes = sweep(repos, args.mirror, args.ampcheck, args.out, args.jobs, args.parallel)
+    findings, missing, sizes = sweep(repos, args.mirror, args.ampcheck, args.out, args.jobs, args.parallel, args.kept_only)
     files = sum(n for n, _ in sizes.values())
     seconds = sum(s for _, s in sizes.values())
     print(f"\n{len(sizes)} repositories, {files} files, {len(findings)} AMP1/AMP2/AMP3 findings, lint {seconds:.0f} s")
     verdicts = load_verdicts(args.verdicts)
     report(findings, verdicts, args.verbose)
     if missing:
-        print(f"\nno snapshot: {', '.join(missing)}")
+        print(f"\nnot linted (no snapshot{', or no kept result' if args.kept_only else ''}): {', '.join(missing)}")
     if args.json:
         rows = []
         for f in findings:
