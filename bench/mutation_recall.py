@@ -198,6 +198,18 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             "fairseq's own DynamicLossScaler (scale(loss) and update() of another API), not a torch GradScaler"
         for kind, line in (("drop_update", 226), ("drop_update", 453), ("drop_scale", 107), ("drop_scale", 400))
     },
+    **{
+        ("facebookresearch/fairscale", "tests/experimental/optim/test_dynamic_loss_scaler.py", kind, line):
+            "fairscale.experimental's DynamicLossScaler, a scaler of its own, not a torch GradScaler"
+        for kind, line in (("drop_scale", 57), ("step_to_opt", 58), ("drop_update", 59))
+    },
+    **{
+        ("facebookresearch/fairscale", "tests/optim/test_layerwise_gradient_scaler.py", "step_to_opt", line):
+            "fairscale's LayerwiseGradientScaler (backward hooks per layer), not a torch GradScaler"
+        for line in (129, 208)
+    },
+    ("FunAudioLLM/CosyVoice", "cosyvoice/utils/train_utils.py", "step_to_opt", 306):
+        "the step is already gated on torch.isfinite(grad_norm) after unscale_: it skips where scaler.step would",
 }
 
 
