@@ -299,15 +299,15 @@ def run_repo(repo: str, git: Path, commit: str, verbose: bool) -> tuple[list[Out
     return outcomes, flagged
 
 
-def _one(repo: Repo, mirror: Path, out: Optional[Path], verbose: bool) -> Optional[tuple[list[Outcome], list[str]]]:
+def _one(repo: Repo, mirror: Path, out: Optional[Path], verbose: bool, kept_only: bool) -> Optional[tuple[list[Outcome], list[str]]]:
     """One repository's outcomes and flagged originals (reused from `out` when an earlier run
-    kept them); None when it has no snapshot."""
+    kept them); None when it has no snapshot (or, with `kept_only`, no kept result)."""
     saved = out / (repo.name.replace("/", "+") + ".json") if out else None
     if saved is not None and saved.is_file():
         data = json.loads(saved.read_text())
         return [Outcome(**o) for o in data["outcomes"]], data["flagged"]
     git = git_dir(mirror, repo.name)
-    if git is None:
+    if git is None or kept_only:
         return None
     got, bad = run_repo(repo.name, git, repo.commit, verbose)
     if saved is not None:
@@ -325,6 +325,7 @@ def main() -> int:
     parser.add_argument("--original", action="store_true", help="only the 35 repositories the bench was first built on")
     parser.add_argument("--out", type=Path, help="keep each repository's outcomes here and reuse them on the next run")
     parser.add_argument("--json", type=Path, help="write every outcome and flagged original here")
+    parser.add_argument("--kept-only", action="store_true", help="mutate nothing: report the outcomes kept in --out (the rest count as missing)")
     parser.add_argument("-p", "--parallel", type=int, default=1, help="repositories mutated at once (one process each)")
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per mutant")
     args = parser.parse_args()
@@ -333,7 +334,7 @@ def main() -> int:
     missing = []
     repos = [r for r in selected(args.repo) if r.original or not args.original]
     with ProcessPoolExecutor(max_workers=args.parallel) as pool:
-        results = list(pool.map(_one, repos, repeat(args.mirror), repeat(args.out), repeat(args.verbose)))
+        results = list(pool.map(_one, repos, repeat(args.mirror), repeat(args.out), repeat(args.verbose), repeat(args.kept_only)))
     for repo, result in zip(repos, results):
         if result is None:
             missing.append(repo.name)
@@ -374,7 +375,7 @@ def main() -> int:
     for line in flagged:
         print("  " + line)
     if missing:
-        print(f"\nno snapshot: {', '.join(missing)}")
+        print(f"\nnot mutated (no snapshot{', or no kept result' if args.kept_only else ''}): {', '.join(missing)}")
     if args.json:
         args.json.write_text(json.dumps({"outcomes": [asdict(o) for o in outcomes], "flagged": flagged, "missing": missing}, indent=1))
     return 0
