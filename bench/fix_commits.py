@@ -37,7 +37,6 @@ import tempfile
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Optional
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
