@@ -37,12 +37,12 @@ import tempfile
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Optional
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
+sys.path.append(str(BENCH.parent))  # after PYTHONPATH, so `PYTHONPATH=<another checkout>` measures that ampcheck
 
-from mutation_recall import git_dir, materialise  # noqa: E402  (also puts the repository on sys.path)
+from corpus_repos import git_dir, materialise  # noqa: E402
 
 from ampcheck.config import default_settings  # noqa: E402
 from ampcheck.lint.engine import Options, lint_paths  # noqa: E402

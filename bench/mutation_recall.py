@@ -1,8 +1,8 @@
 """Mutation recall: inject one GradScaler-protocol bug at a time into real training code and
 count how many ampcheck reports.
 
-For every pinned public repository (REPOS) whose snapshot is present, the script writes the
-repository's Python files at the pinned commit into a scratch project (a git folder of its
+For every pinned public repository (bench/corpus_repos.py) whose snapshot is present, the
+script writes the repository's Python files at the pinned commit into a scratch project (a git folder of its
 own, so it is its own project root), finds the files that call a GradScaler (a receiver whose
 name says "scaler" calling `scale`/`unscale_`/`step`/`update`), and, one mutation at a time:
 
@@ -12,10 +12,15 @@ name says "scaler" calling `scale`/`unscale_`/`step`/`update`), and, one mutatio
 - `unscale_after_clip` that `unscale_` moved after the clip
 - `drop_scale`         `scaler.scale(loss)` -> `loss`
 
-Each mutant is linted the way a pre-commit hook lints it: only the mutated file is named, the
-rest of the project is read for what it defines. A mutant counts as reported when an AMP1xx
-finding the original file does not have lies within 3 lines of the mutation. The originals
-are linted too, and every AMP1xx finding on them is listed, to be read and judged.
+Each mutant is linted the way a pre-commit hook lints it: only the mutated file is named, by
+its path from the repository root, and the rest of the project is read for what it defines.
+A mutant counts as reported when an AMP1xx finding the original file does not have lies
+within 3 lines of the mutation. Equivalent mutants (inside a GradScaler implementation, in a
+file whose only scaler is built with `enabled=False`, or pinned in EQUIVALENT with the reason:
+dead code, objects that are not torch GradScalers) are listed and left out, never counted.
+The originals are linted too, and every AMP1xx finding on them is listed, to be read and
+judged. The ampcheck measured is the one first on the path: `PYTHONPATH=<checkout>` measures
+another branch's code with this script.
 
 Snapshots are read from git directories laid out as `MIRROR/<owner>+<name>/repo` (what the
 search tool's fetch writes) or `MIRROR/<owner>/<name>/.git` (a plain clone); a repository
@@ -23,67 +28,31 @@ without one is listed as missing. Nothing fetched is written outside the scratch
 
     python bench/mutation_recall.py --mirror /work/.mirror
     python bench/mutation_recall.py --mirror /work/.mirror --repo facebookresearch/mae -v
-    python bench/mutation_recall.py --mirror /work/.mirror --json recall.json
+    python bench/mutation_recall.py --mirror /work/.mirror --out /tmp/recall --json recall.json
 """
 from __future__ import annotations
 
 import argparse
 import ast
 import json
-import subprocess
+import os
 import sys
 import tempfile
 from collections import Counter, defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from itertools import repeat
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterator, Optional
 
 BENCH = Path(__file__).resolve().parent
-sys.path.insert(0, str(BENCH.parent))
+sys.path.insert(0, str(BENCH))
+sys.path.append(str(BENCH.parent))  # after PYTHONPATH, so `PYTHONPATH=<another checkout>` measures that ampcheck
 
+from corpus_repos import BY_NAME, Repo, git_dir, materialise, selected  # noqa: E402
 from ampcheck.config import default_settings  # noqa: E402
 from ampcheck.lint.engine import Options, lint_paths  # noqa: E402
 
-# owner/name -> commit. Public training code that uses torch.amp.GradScaler, chosen for the
-# shapes it takes: scripts, trainer classes, loss-scaler helper classes, base classes in
-# other modules, helpers imported from the project.
-REPOS: dict[str, str] = {
-    "Haian-Jin/LVSM": "2fea9242a941072c6263b96eb1b52f2a80503ce3",
-    "MCG-NJU/VideoMAE": "14ef8d856287c94ef1f985fe30f958eb4ec2c55d",
-    "Megvii-BaseDetection/YOLOX": "6ddff4824372906469a7fae2dc3206c7aa4bbaee",
-    "WongKinYiu/yolov7": "a207844b1ce82d204ab36d87d496728d3d2348e7",
-    "WongKinYiu/yolov9": "5b1ea9a8b3f0ffe4fe0e203ec6232d788bb3fcff",
-    "apple/ml-cvnets": "77717569ab4a852614dae01f010b32b820cb33bb",
-    "ashawkey/stable-dreamfusion": "5550b91862a3af7842bb04875b7f1211e5095a63",
-    "ashawkey/torch-ngp": "b6e080468925f0bb44827b4f8f0ed08291dcf8a9",
-    "coqui-ai/Trainer": "7704b0f3fdeac1d967a11b728e4cd125f5fa322f",
-    "facebookresearch/ConvNeXt": "048efcea897d999aed302f2639b6270aedf8d4c8",
-    "facebookresearch/SlowFast": "287ec0076846560f44a9327e931a5a2360240533",
-    "facebookresearch/audiocraft": "896ec7c47f5e5d1e5aa1e4b260c4405328bf009d",
-    "facebookresearch/detectron2": "02b5c4e295e990042a714712c21dc79b731e8833",
-    "facebookresearch/dino": "7c446df5b9f45747937fb0d72314eb9f7b66930a",
-    "facebookresearch/dinov2": "b8931f7bf91576930313be2c6d6af376033b35f0",
-    "facebookresearch/ijepa": "52c1ae95d05f743e000e8f10a1f3a79b10cff048",
-    "facebookresearch/mae": "efb2a8062c206524e35e47d04501ed4f544c0ae8",
-    "facebookresearch/moco-v3": "c349e6e24f40d3fedb22d973f92defa4cedf37a7",
-    "facebookresearch/pycls": "5719de641657c251f807c20a1fcf8ef6f4b60144",
-    "facebookresearch/sam2": "2b90b9f5ceec907a1c18123530e92e794ad901a4",
-    "hkchengrex/XMem": "f3b841d50df058910bbf690229ddc15fb1aef7d6",
-    "huggingface/pytorch-image-models": "aa4b5850c1543fa488abf260f18390eda46cf85d",
-    "jaywalnut310/vits": "2e561ba58618d021b5b8323d3765880f7e0ecfdb",
-    "karpathy/nanoGPT": "3adf61e154c3fe3fca428ad6bc3818b27a3b8291",
-    "microsoft/Swin-Transformer": "f82860bfb5225915aca09c3227159ee9e1df874d",
-    "milesial/Pytorch-UNet": "21d7850f2af30a9695bbeea75f3136aa538cfc4a",
-    "mindee/doctr": "8a88feaf7ff5140e5f4c5c860cb9414dda128656",
-    "mlfoundations/open_clip": "89fb801f1e6087880e951fc8354b8a2077b79c6d",
-    "nerfstudio-project/nerfstudio": "50e0e3c70c775e89333256213363badbf074f29d",
-    "open-mmlab/mmengine": "254342938d9bde1775c39ea7d5181c5d294026c4",
-    "princeton-vl/RAFT": "2888e15a51fa41140771d3f498ed8023cff098d1",
-    "pytorch/examples": "77f55b912142e11fcfdf5b530231fb9c52f181e8",
-    "salesforce/LAVIS": "506965b9c4a18c1e565bd32acaccabe0198433f7",
-    "speechbrain/speechbrain": "9c826ef3937bac885c8a6ca86c6889a30f256fb5",
-    "ultralytics/yolov5": "5081342f04fb287fc2e5f2b5a4e06752b7937b1c",
-}
 KINDS = ("drop_update", "step_to_opt", "drop_unscale", "unscale_after_clip", "drop_scale")
 NEAR = 3  # lines
 
@@ -105,49 +74,8 @@ class Outcome:
     line: int
     reported: bool
     findings: list[str] = field(default_factory=list)  # new AMP1xx findings anywhere in the file
-
-
-# -- snapshots ------------------------------------------------------------------------------------
-def git_dir(mirror: Path, repo: str) -> Optional[Path]:
-    owner, name = repo.split("/")
-    for candidate in (mirror / f"{owner}+{name}" / "repo", mirror / owner / name / ".git"):
-        if candidate.is_dir():
-            return candidate
-    return None
-
-
-def materialise(git: Path, commit: str, dest: Path) -> int:
-    """Write the .py files of `commit` under `dest`; blobs the snapshot lacks are skipped."""
-    listing = subprocess.run(
-        ["git", f"--git-dir={git}", "ls-tree", "-r", "-z", commit], capture_output=True, check=True
-    ).stdout.split(b"\0")
-    entries = []
-    for entry in listing:
-        if not entry:
-            continue
-        meta, path = entry.split(b"\t", 1)
-        mode, kind, sha = meta.split()
-        if kind == b"blob" and mode != b"120000" and path.endswith(b".py"):
-            entries.append((sha, path.decode("utf-8", "surrogateescape")))
-    cat = subprocess.Popen(["git", f"--git-dir={git}", "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    assert cat.stdin is not None and cat.stdout is not None
-    written = 0
-    for sha, path in entries:
-        cat.stdin.write(sha + b"\n")
-        cat.stdin.flush()
-        header = cat.stdout.readline().split()
-        if len(header) < 3 or header[1] == b"missing":
-            continue
-        data = cat.stdout.read(int(header[2]))
-        cat.stdout.read(1)
-        target = dest / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-        written += 1
-    cat.stdin.close()
-    cat.wait()
-    subprocess.run(["git", "init", "-q", str(dest)], check=True)
-    return written
+    equivalent: Optional[str] = None  # why the mutant changes nothing a GradScaler does; left out of the recall
+    excerpt: str = ""  # the mutant's lines around the mutation
 
 
 # -- mutation sites -------------------------------------------------------------------------------
@@ -259,81 +187,195 @@ def _moved_after(path: str, source: str, block: list[ast.stmt], i: int, clip: in
     return Mutant("unscale_after_clip", path, first, last, "".join(head + middle + moved + tail))
 
 
+# -- equivalent mutants ---------------------------------------------------------------------------
+# Mutants that change no behaviour of a torch GradScaler, read by hand: (repo, file, kind, line)
+# -> why. They are listed and left out of the recall, never counted as hits or misses.
+EQUIVALENT: dict[tuple[str, str, str, int], str] = {
+    ("facebookresearch/pycls", "pycls/core/benchmark.py", "drop_scale", 77):
+        "a timing loop: the gradients of the backward are never stepped on, clipped or read",
+    **{
+        ("facebookresearch/fairseq", "fairseq/optim/fp16_optimizer.py", kind, line):
+            "fairseq's own DynamicLossScaler (scale(loss) and update() of another API), not a torch GradScaler"
+        for kind, line in (("drop_update", 226), ("drop_update", 453), ("drop_scale", 107), ("drop_scale", 400))
+    },
+    **{
+        ("facebookresearch/fairscale", "tests/experimental/optim/test_dynamic_loss_scaler.py", kind, line):
+            "fairscale.experimental's DynamicLossScaler, a scaler of its own, not a torch GradScaler"
+        for kind, line in (("drop_scale", 57), ("step_to_opt", 58), ("drop_update", 59))
+    },
+    **{
+        ("facebookresearch/fairscale", "tests/optim/test_layerwise_gradient_scaler.py", "step_to_opt", line):
+            "fairscale's LayerwiseGradientScaler (backward hooks per layer), not a torch GradScaler"
+        for line in (129, 208)
+    },
+    ("FunAudioLLM/CosyVoice", "cosyvoice/utils/train_utils.py", "step_to_opt", 306):
+        "the step is already gated on torch.isfinite(grad_norm) after unscale_: it skips where scaler.step would",
+}
+
+
+def _implements_scaler(cls: ast.ClassDef) -> bool:
+    """A class that is a GradScaler itself: it defines `unscale_`, or derives from a class
+    named like one. Calls inside it are the scaler's own machinery, not a training loop's use."""
+    bases = [ast.unparse(b).rsplit(".", 1)[-1] for b in cls.bases]
+    methods = {n.name for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return "unscale_" in methods or any(b.endswith("GradScaler") for b in bases)
+
+
+def _never_enabled(tree: ast.AST) -> bool:
+    """Every GradScaler the file builds is built with a literal `enabled=False`."""
+    built = [
+        node for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and ast.unparse(node.func).rsplit(".", 1)[-1] == "GradScaler"
+    ]
+    return bool(built) and all(
+        any(k.arg == "enabled" and isinstance(k.value, ast.Constant) and k.value.value is False for k in call.keywords)
+        for call in built
+    )
+
+
+def equivalent(repo: str, m: Mutant, original: str) -> Optional[str]:
+    """Why the mutant `m` of `original` changes nothing a GradScaler does, or None."""
+    pinned = EQUIVALENT.get((repo, m.path, m.kind, m.first))
+    if pinned:
+        return pinned
+    tree = ast.parse(original)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.lineno <= m.first <= (node.end_lineno or 0) and _implements_scaler(node):
+            return f"inside the GradScaler implementation `{node.name}`"
+    if _never_enabled(tree):
+        return "the only scaler the file builds is GradScaler(enabled=False)"
+    return None
+
+
 # -- linting --------------------------------------------------------------------------------------
-def amp1(root: Path, path: Path) -> list[tuple[str, int, str]]:
-    result = lint_paths([str(path)], default_settings(root), Options(jobs=1))
+def amp1(root: Path, rel: str) -> list[tuple[str, int, str]]:
+    """AMP1xx findings on `rel`, named from the repository root the way a pre-commit hook
+    names it, with the rest of the project read for what it defines."""
+    result = lint_paths([rel], default_settings(root), Options(jobs=1))
     return [(f.code, f.line, f.message) for f in result.findings if f.code.startswith("AMP1")]
+
+
+def window(text: str, first: int, last: int, context: int = NEAR) -> str:
+    lines = text.splitlines()
+    lo, hi = max(1, first - context), min(len(lines), last + context)
+    return "\n".join(f"{n:>5}{'>' if first <= n <= last else ' '} {lines[n - 1]}" for n in range(lo, hi + 1))
 
 
 def run_repo(repo: str, git: Path, commit: str, verbose: bool) -> tuple[list[Outcome], list[str]]:
     outcomes: list[Outcome] = []
     flagged: list[str] = []
+    here = os.getcwd()
     with tempfile.TemporaryDirectory(prefix="ampcheck-mut-") as tmp:
-        root = Path(tmp)
+        root = Path(tmp).resolve()
         materialise(git, commit, root)
-        for file in sorted(root.rglob("*.py")):
-            rel = file.relative_to(root).as_posix()
-            original = file.read_text(encoding="utf-8", errors="surrogateescape")
-            sites = list(mutants(rel, original))
-            if not sites:
-                continue
-            before = amp1(root, file)
-            for code, line, message in before:
-                flagged.append(f"{repo} {rel}:{line}: {code} {message}")
-            known = {(c, line) for c, line, _ in before}
-            for m in sites:
-                file.write_text(m.text, encoding="utf-8", errors="surrogateescape")
-                try:
-                    after = amp1(root, file)
-                finally:
-                    file.write_text(original, encoding="utf-8", errors="surrogateescape")
-                new = [(c, line, msg) for c, line, msg in after if (c, line) not in known]
-                hit = any(m.first - NEAR <= line <= m.last + NEAR for _, line, _ in new)
-                outcomes.append(Outcome(repo, rel, m.kind, m.first, hit, [f"{c}:{line}" for c, line, _ in new]))
-                if verbose:
-                    print(f"  {'HIT ' if hit else 'MISS'} {m.kind:<19} {rel}:{m.first} {' '.join(f'{c}:{line}' for c, line, _ in new)}")
+        os.chdir(root)
+        try:
+            for file in sorted(root.rglob("*.py")):
+                rel = file.relative_to(root).as_posix()
+                original = file.read_text(encoding="utf-8", errors="surrogateescape")
+                sites = list(mutants(rel, original))
+                if not sites:
+                    continue
+                before = amp1(root, rel)
+                for code, line, message in before:
+                    flagged.append(f"{repo} {rel}:{line}: {code} {message}")
+                known = {(c, line) for c, line, _ in before}
+                for m in sites:
+                    why = equivalent(repo, m, original)
+                    file.write_text(m.text, encoding="utf-8", errors="surrogateescape")
+                    try:
+                        after = amp1(root, rel)
+                    finally:
+                        file.write_text(original, encoding="utf-8", errors="surrogateescape")
+                    new = [(c, line, msg) for c, line, msg in after if (c, line) not in known]
+                    hit = any(m.first - NEAR <= line <= m.last + NEAR for _, line, _ in new)
+                    outcomes.append(Outcome(repo, rel, m.kind, m.first, hit, [f"{c}:{line}" for c, line, _ in new],
+                                            why, window(m.text, m.first, m.last)))
+                    if verbose:
+                        label = "EQUIV" if why else "HIT  " if hit else "MISS "
+                        print(f"  {label} {m.kind:<19} {rel}:{m.first} {' '.join(f'{c}:{line}' for c, line, _ in new)}")
+        finally:
+            os.chdir(here)
     return outcomes, flagged
+
+
+def _one(repo: Repo, mirror: Path, out: Optional[Path], verbose: bool, kept_only: bool) -> Optional[tuple[list[Outcome], list[str]]]:
+    """One repository's outcomes and flagged originals (reused from `out` when an earlier run
+    kept them); None when it has no snapshot (or, with `kept_only`, no kept result)."""
+    saved = out / (repo.name.replace("/", "+") + ".json") if out else None
+    if saved is not None and saved.is_file():
+        data = json.loads(saved.read_text())
+        return [Outcome(**o) for o in data["outcomes"]], data["flagged"]
+    git = git_dir(mirror, repo.name)
+    if git is None or kept_only:
+        return None
+    got, bad = run_repo(repo.name, git, repo.commit, verbose)
+    if saved is not None:
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        saved.write_text(json.dumps({"commit": repo.commit, "outcomes": [asdict(o) for o in got], "flagged": bad}, indent=1))
+    print(f"{repo.name}@{repo.commit[:8]}: {len(got)} mutants, {sum(o.reported for o in got if not o.equivalent)} reported, "
+          f"{sum(1 for o in got if o.equivalent)} equivalent", flush=True)
+    return got, bad
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mirror", type=Path, required=True, help="folder holding the repositories' git directories")
     parser.add_argument("--repo", action="append", help="only this owner/name (repeatable)")
+    parser.add_argument("--original", action="store_true", help="only the 35 repositories the bench was first built on")
+    parser.add_argument("--out", type=Path, help="keep each repository's outcomes here and reuse them on the next run")
     parser.add_argument("--json", type=Path, help="write every outcome and flagged original here")
+    parser.add_argument("--kept-only", action="store_true", help="mutate nothing: report the outcomes kept in --out (the rest count as missing)")
+    parser.add_argument("-p", "--parallel", type=int, default=1, help="repositories mutated at once (one process each)")
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per mutant")
     args = parser.parse_args()
     outcomes: list[Outcome] = []
     flagged: list[str] = []
     missing = []
-    for repo, commit in REPOS.items():
-        if args.repo and repo not in args.repo:
+    repos = [r for r in selected(args.repo) if r.original or not args.original]
+    with ProcessPoolExecutor(max_workers=args.parallel) as pool:
+        results = list(pool.map(_one, repos, repeat(args.mirror), repeat(args.out), repeat(args.verbose), repeat(args.kept_only)))
+    for repo, result in zip(repos, results):
+        if result is None:
+            missing.append(repo.name)
             continue
-        git = git_dir(args.mirror, repo)
-        if git is None:
-            missing.append(repo)
-            continue
-        commit = commit or "HEAD"
-        print(f"{repo}@{commit[:8]}", flush=True)
-        got, bad = run_repo(repo, git, commit, args.verbose)
-        outcomes += got
-        flagged += bad
-    total, hits = Counter(o.kind for o in outcomes), Counter(o.kind for o in outcomes if o.reported)
-    print(f"\n{'mutation':<20} {'reported':>9} {'mutants':>8} {'recall':>7}")
+        for o in result[0]:  # outcomes kept by an earlier run meet the pinned list as it is now
+            o.equivalent = o.equivalent or EQUIVALENT.get((o.repo, o.path, o.kind, o.line))
+        outcomes += result[0]
+        flagged += result[1]
+    counted = [o for o in outcomes if not o.equivalent]
+    total, hits = Counter(o.kind for o in counted), Counter(o.kind for o in counted if o.reported)
+    equiv = Counter(o.kind for o in outcomes if o.equivalent)
+    print(f"\n{'mutation':<20} {'reported':>9} {'mutants':>8} {'recall':>7} {'equivalent (left out)':>22}")
     for kind in KINDS:
         n = total[kind]
-        print(f"{kind:<20} {hits[kind]:>9} {n:>8} {hits[kind] / n if n else 0:>7.2f}")
+        print(f"{kind:<20} {hits[kind]:>9} {n:>8} {hits[kind] / n if n else 0:>7.2f} {equiv[kind]:>22}")
     n = sum(total.values())
-    print(f"{'all':<20} {sum(hits.values()):>9} {n:>8} {sum(hits.values()) / n if n else 0:>7.2f}")
+    print(f"{'all':<20} {sum(hits.values()):>9} {n:>8} {sum(hits.values()) / n if n else 0:>7.2f} {sum(equiv.values()):>22}")
+    for label, group in (("the 35 original repositories", True), ("the repositories added for issue 17", False)):
+        part = [o for o in counted if BY_NAME[o.repo].original is group]
+        if part:
+            print(f"{label}: {sum(o.reported for o in part)}/{len(part)} = {sum(o.reported for o in part) / len(part):.2f}")
     per_repo = defaultdict(lambda: [0, 0])
-    for o in outcomes:
+    for o in counted:
         per_repo[o.repo][0] += o.reported
         per_repo[o.repo][1] += 1
-    print(f"\n{len(per_repo)} repositories with mutants, {len({(o.repo, o.path) for o in outcomes})} files")
+    print(f"\n{len(per_repo)} repositories with mutants, {len({(o.repo, o.path) for o in counted})} files")
+    print(f"\nequivalent mutants, left out ({sum(equiv.values())}):")
+    for o in outcomes:
+        if o.equivalent:
+            print(f"  {o.repo} {o.path}:{o.line} {o.kind}: {o.equivalent}")
+    misses = [o for o in counted if not o.reported]
+    print(f"\nmissed ({len(misses)}):")
+    for o in misses:
+        print(f"  {o.repo} {o.path}:{o.line} {o.kind} new: {' '.join(o.findings) or '-'}")
+        if args.verbose:
+            print(o.excerpt)
     print(f"\nAMP1xx findings on the originals ({len(flagged)}):")
     for line in flagged:
         print("  " + line)
     if missing:
-        print(f"\nno snapshot: {', '.join(missing)}")
+        print(f"\nnot mutated (no snapshot{', or no kept result' if args.kept_only else ''}): {', '.join(missing)}")
     if args.json:
         args.json.write_text(json.dumps({"outcomes": [asdict(o) for o in outcomes], "flagged": flagged, "missing": missing}, indent=1))
     return 0

@@ -1,0 +1,226 @@
+"""The pinned corpus of public training code that uses GradScaler, shared by the recall and
+precision benches (mutation_recall.py, precision_sweep.py, fix_commits.py).
+
+Each repository is pinned by the commit of the snapshot it was read at and tagged with the
+kind of code it is, so a result can be broken down by the shapes training code takes
+(recipe toolkits, framework internals, one-file research scripts). Only names and commits
+live here: the code is read from local git snapshots (`--mirror`) into scratch folders and
+never copied into this repository.
+
+Snapshots are git directories laid out as `MIRROR/<owner>+<name>/repo` (what the search
+tool's fetch writes) or `MIRROR/<owner>/<name>/.git` (a plain clone).
+"""
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Iterable, Optional
+
+
+class Kind(Enum):
+    """What a repository is, for breaking results down by the shapes its training code takes."""
+
+    SPEECH = "speech toolkit / ASR"
+    TTS_GAN = "TTS, voice conversion, GAN"
+    LLM = "LLM pretraining / fine-tuning"
+    DETECTION = "detection / segmentation / tracking"
+    VISION = "vision backbones, self-supervised, video"
+    MULTIMODAL = "vision-language, retrieval, embeddings"
+    DIFFUSION = "diffusion / generative image"
+    NERF_3D = "NeRF / 3D / point clouds"
+    RL = "reinforcement learning / robotics"
+    FRAMEWORK = "training framework internals"
+    RESEARCH = "one-off research repository / example"
+
+
+@dataclass(frozen=True)
+class Repo:
+    name: str  # owner/name
+    commit: str  # the snapshot's HEAD when pinned
+    kind: Kind
+    original: bool = False  # one of the 35 the recall bench was first built and tuned on
+
+
+K = Kind
+REPOS: tuple[Repo, ...] = (
+    # -- the 35 the recall bench started from (issue 11) ------------------------------------------
+    Repo("Haian-Jin/LVSM", "2fea9242a941072c6263b96eb1b52f2a80503ce3", K.VISION, True),
+    Repo("MCG-NJU/VideoMAE", "14ef8d856287c94ef1f985fe30f958eb4ec2c55d", K.VISION, True),
+    Repo("Megvii-BaseDetection/YOLOX", "6ddff4824372906469a7fae2dc3206c7aa4bbaee", K.DETECTION, True),
+    Repo("WongKinYiu/yolov7", "a207844b1ce82d204ab36d87d496728d3d2348e7", K.DETECTION, True),
+    Repo("WongKinYiu/yolov9", "5b1ea9a8b3f0ffe4fe0e203ec6232d788bb3fcff", K.DETECTION, True),
+    Repo("apple/ml-cvnets", "77717569ab4a852614dae01f010b32b820cb33bb", K.VISION, True),
+    Repo("ashawkey/stable-dreamfusion", "5550b91862a3af7842bb04875b7f1211e5095a63", K.NERF_3D, True),
+    Repo("ashawkey/torch-ngp", "b6e080468925f0bb44827b4f8f0ed08291dcf8a9", K.NERF_3D, True),
+    Repo("coqui-ai/Trainer", "7704b0f3fdeac1d967a11b728e4cd125f5fa322f", K.FRAMEWORK, True),
+    Repo("facebookresearch/ConvNeXt", "048efcea897d999aed302f2639b6270aedf8d4c8", K.VISION, True),
+    Repo("facebookresearch/SlowFast", "287ec0076846560f44a9327e931a5a2360240533", K.VISION, True),
+    Repo("facebookresearch/audiocraft", "896ec7c47f5e5d1e5aa1e4b260c4405328bf009d", K.TTS_GAN, True),
+    Repo("facebookresearch/detectron2", "02b5c4e295e990042a714712c21dc79b731e8833", K.DETECTION, True),
+    Repo("facebookresearch/dino", "7c446df5b9f45747937fb0d72314eb9f7b66930a", K.VISION, True),
+    Repo("facebookresearch/dinov2", "b8931f7bf91576930313be2c6d6af376033b35f0", K.VISION, True),
+    Repo("facebookresearch/ijepa", "52c1ae95d05f743e000e8f10a1f3a79b10cff048", K.VISION, True),
+    Repo("facebookresearch/mae", "efb2a8062c206524e35e47d04501ed4f544c0ae8", K.VISION, True),
+    Repo("facebookresearch/moco-v3", "c349e6e24f40d3fedb22d973f92defa4cedf37a7", K.VISION, True),
+    Repo("facebookresearch/pycls", "5719de641657c251f807c20a1fcf8ef6f4b60144", K.VISION, True),
+    Repo("facebookresearch/sam2", "2b90b9f5ceec907a1c18123530e92e794ad901a4", K.DETECTION, True),
+    Repo("hkchengrex/XMem", "f3b841d50df058910bbf690229ddc15fb1aef7d6", K.DETECTION, True),
+    Repo("huggingface/pytorch-image-models", "aa4b5850c1543fa488abf260f18390eda46cf85d", K.VISION, True),
+    Repo("jaywalnut310/vits", "2e561ba58618d021b5b8323d3765880f7e0ecfdb", K.TTS_GAN, True),
+    Repo("karpathy/nanoGPT", "3adf61e154c3fe3fca428ad6bc3818b27a3b8291", K.LLM, True),
+    Repo("microsoft/Swin-Transformer", "f82860bfb5225915aca09c3227159ee9e1df874d", K.VISION, True),
+    Repo("milesial/Pytorch-UNet", "21d7850f2af30a9695bbeea75f3136aa538cfc4a", K.DETECTION, True),
+    Repo("mindee/doctr", "8a88feaf7ff5140e5f4c5c860cb9414dda128656", K.DETECTION, True),
+    Repo("mlfoundations/open_clip", "89fb801f1e6087880e951fc8354b8a2077b79c6d", K.MULTIMODAL, True),
+    Repo("nerfstudio-project/nerfstudio", "50e0e3c70c775e89333256213363badbf074f29d", K.NERF_3D, True),
+    Repo("open-mmlab/mmengine", "254342938d9bde1775c39ea7d5181c5d294026c4", K.FRAMEWORK, True),
+    Repo("princeton-vl/RAFT", "2888e15a51fa41140771d3f498ed8023cff098d1", K.RESEARCH, True),
+    Repo("pytorch/examples", "77f55b912142e11fcfdf5b530231fb9c52f181e8", K.RESEARCH, True),
+    Repo("salesforce/LAVIS", "506965b9c4a18c1e565bd32acaccabe0198433f7", K.MULTIMODAL, True),
+    Repo("speechbrain/speechbrain", "9c826ef3937bac885c8a6ca86c6889a30f256fb5", K.SPEECH, True),
+    Repo("ultralytics/yolov5", "5081342f04fb287fc2e5f2b5a4e06752b7937b1c", K.DETECTION, True),
+    # -- speech toolkits (recipes by the hundred) ----------------------------------------------
+    Repo("k2-fsa/icefall", "36e0420c7e3e849a25b3d24dbf913c424f3d23c9", K.SPEECH),
+    Repo("wenet-e2e/wenet", "015469960db73eb19c49a48c020d5ac9db69bae5", K.SPEECH),
+    Repo("wenet-e2e/wespeaker", "dfa741957e5c11f477623b6e583d67d0af25ee88", K.SPEECH),
+    Repo("modelscope/FunASR", "3c58cb56a56598232c3efffa15d313d7e82a4307", K.SPEECH),
+    Repo("facebookresearch/fairseq", "3d262bb25690e4eb2e7d3c1309b1e9c406ca4b99", K.SPEECH),
+    Repo("lifeiteng/vall-e", "9c69096d603ce13174fb5cb025f185e2e9b36ac7", K.SPEECH),
+    # -- TTS, voice conversion, GANs -----------------------------------------------------------
+    Repo("FunAudioLLM/CosyVoice", "ace7c47f41bbd303aa6bf1ea80e6f9fbd595cd40", K.TTS_GAN),
+    Repo("RVC-Project/Retrieval-based-Voice-Conversion-WebUI", "4338f12c3c28c80b3ac015e2d0df66c41592746d", K.TTS_GAN),
+    Repo("svc-develop-team/so-vits-svc", "730930d337d171479eadf305f96cbed4bb393e77", K.TTS_GAN),
+    Repo("fishaudio/Bert-VITS2", "8f7fbd8c4770965225d258db548da27dc8dd934c", K.TTS_GAN),
+    Repo("myshell-ai/MeloTTS", "209145371cff8fc3bd60d7be902ea69cbdb7965a", K.TTS_GAN),
+    Repo("p0p4k/vits2_pytorch", "1f4f3790568180f8dec4419d5cad5d0877b034bb", K.TTS_GAN),
+    Repo("Plachtaa/VITS-fast-fine-tuning", "8d341c7215f7770e81e6ac4486602179883d09af", K.TTS_GAN),
+    Repo("yxlllc/DDSP-SVC", "88f157c03dfea4855e9b7101897bac174fd9b53d", K.TTS_GAN),
+    Repo("jasonppy/VoiceCraft", "a702dfd2ced6d4fd6b04bdc160c832c6efc8f6c5", K.TTS_GAN),
+    Repo("lucidrains/lightweight-gan", "efbec4570b7cb715e05058eccc518dc1a5753523", K.TTS_GAN),
+    # -- LLM pretraining and fine-tuning -------------------------------------------------------
+    Repo("NVIDIA/Megatron-LM", "d98e8a64ddf34856e74b24714e3bedb2f5a39553", K.LLM),
+    Repo("bigscience-workshop/Megatron-DeepSpeed", "8387ae17c4704f6579f88a84500b535d19d7fbbf", K.LLM),
+    Repo("meta-llama/llama-recipes", "faae2fd877995430906e1d0904131ecdaa89a604", K.LLM),
+    Repo("OpenGVLab/LLaMA-Adapter", "521a09da84f70f6913d54b7421afa24010319e47", K.LLM),
+    Repo("Vision-CAIR/MiniGPT-4", "d94738a7626ec43eba6c2cddf3cd2043f1a9689a", K.LLM),
+    # -- detection, segmentation, tracking -----------------------------------------------------
+    Repo("meituan/YOLOv6", "e86a483f3f6bded25d45970b56831345a99744a4", K.DETECTION),
+    Repo("lyuwenyu/RT-DETR", "068dfde65f2667ad6555883c69d73de886518cad", K.DETECTION),
+    Repo("IDEA-Research/DINO", "faa8520fe9604c23ad65a48bc583550a44c0e3ab", K.DETECTION),
+    Repo("IDEA-Research/detrex", "e244e6c3da3e84566728c52c21fb061d23ce0e2f", K.DETECTION),
+    Repo("ultralytics/yolov3", "97b87b1347d6d927d27227d2225140da38e4d308", K.DETECTION),
+    Repo("facebookresearch/Detic", "436cda2a2347df60a7c66daca0e8c59f93dc5e79", K.DETECTION),
+    Repo("facebookresearch/CutLER", "cca0a270cf68399efc8fd50df426b6d806e39416", K.DETECTION),
+    Repo("hkchengrex/Cutie", "ec5cdd4cf16f75c73ad785a2f96fb97dbad4125a", K.DETECTION),
+    Repo("OpenGVLab/InternImage", "31c962dc6c1ceb23e580772f7daaa6944694fbe6", K.DETECTION),
+    Repo("Deci-AI/super-gradients", "e0ccacf8868ffa1296fa4f8407c03d2bc227312c", K.DETECTION),
+    Repo("Pointcept/Pointcept", "d74c646db6abec569d0f23e0c34e7ddfce142789", K.NERF_3D),
+    # -- vision backbones, self-supervised, video ----------------------------------------------
+    Repo("facebookresearch/ConvNeXt-V2", "2553895753323c6fe0b2bf390683f5ea358a42b9", K.VISION),
+    Repo("facebookresearch/barlowtwins", "8e8d284ca0bc02f88b92328e53f9b901e86b4a3c", K.VISION),
+    Repo("facebookresearch/jepa", "51c59d518fc63c08464af6de585f78ac0c7ed4d5", K.VISION),
+    Repo("facebookresearch/vissl", "09270ed25a6c2cf71263d955b64cbe076d34ac45", K.VISION),
+    Repo("OpenGVLab/VideoMAEv2", "29eab1e8a588d1b3ec0cdec7b03a86cca491b74b", K.VISION),
+    Repo("OpenGVLab/InternVideo", "3965eef16e2dadd0ea6c8d0cc29c8a3039df52e3", K.VISION),
+    Repo("baaivision/EVA", "5623d08bb08a8268c7bc18e1d9b8b4bd651fe4d9", K.VISION),
+    Repo("microsoft/Cream", "4a13c4091e78f9abd2160e7e01c02e48c1cf8fb9", K.VISION),
+    Repo("mit-han-lab/efficientvit", "de7d7733cc0329f391b33f1f459271562ec27bd5", K.VISION),
+    Repo("hustvl/Vim", "dd0358ad1e42701f22afbefa0717cc8825cf9f45", K.VISION),
+    Repo("MzeroMiko/VMamba", "2ed52ead062a51a64521ed3871d52914bf532876", K.VISION),
+    Repo("Alibaba-MIIL/ImageNet21K", "6e4c6a45a79df46f7452d3ca87068c7f177979b2", K.VISION),
+    Repo("Alibaba-MIIL/ASL", "8c9e0bd8d5d450cf19093363fc08aa7244ad4408", K.VISION),
+    # -- vision-language, retrieval, embeddings ------------------------------------------------
+    Repo("facebookresearch/SLIP", "c6faf5d03cbfa7d529d210779f859cd3dddec09a", K.MULTIMODAL),
+    Repo("KaiyangZhou/CoOp", "ff61507c790454bce7c5052c3ac39e60772f1f89", K.MULTIMODAL),
+    Repo("muzairkhattak/multimodal-prompt-learning", "69bce21ae8eda80ad6187534b2dce09cf6c59e17", K.MULTIMODAL),
+    Repo("stanford-futuredata/ColBERT", "501c29d9e0b7f7b393e36c4177ec2b141a253114", K.MULTIMODAL),
+    Repo("UKPLab/sentence-transformers", "85ec64559f4414aa536eca4bf53538291e0a333f", K.MULTIMODAL),
+    Repo("facebookresearch/mmf", "b0ffc7fba39f210f833c127362146aec01a2f259", K.MULTIMODAL),
+    # -- diffusion and generative image --------------------------------------------------------
+    Repo("FoundationVision/VAR", "78b95394fc5896192e3a003e4b295f8ea743c48f", K.DIFFUSION),
+    Repo("FoundationVision/LlamaGen", "ce98ec41803a74a90ce68c40ababa9eaeffeb4ec", K.DIFFUSION),
+    Repo("LTH14/mar", "fe470ac24afbee924668d8c5c83e9fec60af3a73", K.DIFFUSION),
+    Repo("LTH14/fractalgen", "c7d099043dd987ae7742a7f8c8f1cab71023ba0e", K.DIFFUSION),
+    Repo("lucidrains/imagen-pytorch", "c166739b03b06fbc2e7c00116ffc81724626ad08", K.DIFFUSION),
+    # -- reinforcement learning, robotics ------------------------------------------------------
+    Repo("NM512/dreamerv3-torch", "6ef8646d807cd10ce0c88e10a7e943211e7fc44c", K.RL),
+    Repo("YeWR/EfficientZero", "468bb0309f6d5a632a53da9c7d329f88fc9ebf8e", K.RL),
+    Repo("jurgisp/pydreamer", "8a4ea85a925b57ddf24a221b41dfb3257f89d63a", K.RL),
+    Repo("huggingface/lerobot", "7427f31801f944f5ec9ce53cda02862ce7d1638b", K.RL),
+    Repo("pytorch/rl", "ae9719f17b1517af5c2523a36c4616f003ee55cf", K.RL),
+    # -- training framework internals ----------------------------------------------------------
+    Repo("huggingface/accelerate", "16cb6eb80dd9aa8b4df1a63ef57863e455d53b83", K.FRAMEWORK),
+    Repo("Lightning-AI/pytorch-lightning", "7f0c3436cd3f6ad3753125672024fc415cbcb414", K.FRAMEWORK),
+    Repo("mosaicml/composer", "6405188805a0054b4551ec49e4919c54c971d0e8", K.FRAMEWORK),
+    Repo("pytorch/ignite", "de08e799cfb55a6cf4aa778575d6bad725385453", K.FRAMEWORK),
+    Repo("pytorch/tnt", "b83990d2e1c32ea78e49f5d464516abc26db1848", K.FRAMEWORK),
+    Repo("Project-MONAI/MONAI", "d388d1c6fec8cb3a0eebee5b5a0b9776ca59ca83", K.FRAMEWORK),
+    Repo("facebookresearch/ClassyVision", "08a82e88fcfa143933832994ace2424c03dd43b8", K.FRAMEWORK),
+    Repo("facebookresearch/fairscale", "146f160241651e1211c4247979f159a4ef43b54a", K.FRAMEWORK),
+    Repo("allenai/allennlp", "80fb6061e568cb9d6ab5d45b661e86eb61b92c82", K.FRAMEWORK),
+    Repo("hpcaitech/ColossalAI", "4f9953be335ef371b3848719ddafe596c01ecd37", K.FRAMEWORK),
+)
+BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
+# Project files that say which Python and torch the code targets; written beside the sources.
+PROJECT_FILES = ("pyproject.toml", "setup.cfg", "requirements.txt")
+
+
+def git_dir(mirror: Path, repo: str) -> Optional[Path]:
+    owner, name = repo.split("/")
+    for candidate in (mirror / f"{owner}+{name}" / "repo" / ".git", mirror / f"{owner}+{name}" / "repo", mirror / owner / name / ".git"):
+        if (candidate / "objects").is_dir():
+            return candidate
+    return None
+
+
+def selected(names: Optional[Iterable[str]]) -> list[Repo]:
+    """The pinned repositories named (all when none); an unknown name is an error."""
+    if not names:
+        return list(REPOS)
+    unknown = [n for n in names if n not in BY_NAME]
+    if unknown:
+        raise SystemExit(f"not in the corpus: {', '.join(unknown)}")
+    return [BY_NAME[n] for n in names]
+
+
+def _wanted(path: str, suffixes: tuple[str, ...], project_files: bool) -> bool:
+    return path.endswith(suffixes) or (project_files and path.rsplit("/", 1)[-1] in PROJECT_FILES)
+
+
+def materialise(git: Path, commit: str, dest: Path, suffixes: tuple[str, ...] = (".py",), project_files: bool = False) -> int:
+    """Write the files of `commit` ending in `suffixes` (and the project files, when asked)
+    under `dest` and make `dest` a git folder of its own, so it is its own project root;
+    blobs the snapshot lacks are skipped. Returns the number of files written."""
+    listing = subprocess.run(
+        ["git", f"--git-dir={git}", "ls-tree", "-r", "-z", commit], capture_output=True, check=True
+    ).stdout.split(b"\0")
+    entries = []
+    for entry in listing:
+        if not entry:
+            continue
+        meta, raw = entry.split(b"\t", 1)
+        mode, kind, sha = meta.split()
+        path = raw.decode("utf-8", "surrogateescape")
+        if kind == b"blob" and mode != b"120000" and _wanted(path, suffixes, project_files):
+            entries.append((sha, path))
+    cat = subprocess.Popen(["git", f"--git-dir={git}", "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert cat.stdin is not None and cat.stdout is not None
+    written = 0
+    for sha, path in entries:
+        cat.stdin.write(sha + b"\n")
+        cat.stdin.flush()
+        header = cat.stdout.readline().split()
+        if len(header) < 3 or header[1] == b"missing":
+            continue
+        data = cat.stdout.read(int(header[2]))
+        cat.stdout.read(1)
+        target = dest / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        written += 1
+    cat.stdin.close()
+    cat.wait()
+    subprocess.run(["git", "init", "-q", str(dest)], check=True)
+    return written

@@ -1,0 +1,42 @@
+"""The pinned corpus the recall and precision benches share, and the equivalent mutants the
+recall bench leaves out (bench scripts are run as files; these pin their behaviour)."""
+from __future__ import annotations
+
+import re
+import sys
+
+from tests.paths import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+import corpus_repos  # noqa: E402
+import mutation_recall  # noqa: E402
+
+
+def test_the_corpus_pins_over_100_distinct_repositories_by_full_commit():
+    names = [r.name for r in corpus_repos.REPOS]
+    assert len(set(names)) == len(names) >= 100
+    assert all(re.fullmatch(r"[0-9a-f]{40}", r.commit) for r in corpus_repos.REPOS)
+    assert sum(r.original for r in corpus_repos.REPOS) == 35
+
+
+def test_a_mutant_inside_a_gradscaler_implementation_is_equivalent():
+    source = (
+        "class MyScaler(torch.amp.GradScaler):\n"
+        "    def step(self, optimizer):\n"
+        "        self.unscale_(optimizer)\n"
+        "        return super().step(optimizer)\n"
+    )
+    mutant = mutation_recall.Mutant("drop_unscale", "s.py", 3, 3, source.replace("self.unscale_(optimizer)", "pass"))
+    assert "GradScaler implementation" in (mutation_recall.equivalent("o/r", mutant, source) or "")
+
+
+def test_a_mutant_of_a_file_whose_only_scaler_is_disabled_is_equivalent():
+    source = "scaler = GradScaler(enabled=False)\nscaler.scale(loss).backward()\nscaler.step(opt)\nscaler.update()\n"
+    mutant = mutation_recall.Mutant("drop_update", "t.py", 4, 4, source.replace("scaler.update()", "pass"))
+    assert mutation_recall.equivalent("o/r", mutant, source) is not None
+
+
+def test_a_mutant_of_an_enabled_scaler_counts():
+    source = "scaler = GradScaler(enabled=use_amp)\nscaler.scale(loss).backward()\nscaler.step(opt)\nscaler.update()\n"
+    mutant = mutation_recall.Mutant("drop_update", "t.py", 4, 4, source.replace("scaler.update()", "pass"))
+    assert mutation_recall.equivalent("o/r", mutant, source) is None
