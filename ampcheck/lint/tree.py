@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 from functools import cached_property
-from typing import Callable, Iterator, Mapping, Optional, Union
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Union
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -25,10 +25,70 @@ Positions = Callable[["dict[cst.CSTNode, cst.CSTNode]"], "Mapping[cst.CSTNode, C
 _UNINDEXED: set[type] = set()  # node types the indexer records nothing about
 
 
+class _Indexes:
+    """What the indexing traversal records: the parent of each node, the nodes of the kinds
+    checks ask about (in source order) and the import table's operations."""
+
+    def __init__(self, names: "Union[ImportTable, _NameOps]") -> None:
+        self.names = names
+        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        self.calls: list[cst.Call] = []
+        self.functions: list[cst.FunctionDef] = []
+        self.classes: list[cst.ClassDef] = []
+        self.withs: list[cst.With] = []
+        self.assigns: list[Union[cst.Assign, cst.AnnAssign, cst.AugAssign]] = []
+        self.loops: list[Union[cst.For, cst.While]] = []
+        self.attributes: list[cst.Attribute] = []
+        self.imports: list[Union[cst.Import, cst.ImportFrom]] = []
+        self.returns: list[cst.Return] = []  # those returning a value
+        # Every Name node by its text: references, targets, attribute and keyword names alike
+        # (callers tell them apart by parent), so a rewrite can find all uses of a binding.
+        self.name_nodes: dict[str, list[cst.Name]] = {}
+
+
+class _NameOps:
+    """A statement's import-table operations in order, replayed into the file's table: the
+    table's state depends on every statement, what one statement does to it does not."""
+
+    def __init__(self) -> None:
+        self.ops: list[tuple[Callable[[ImportTable, Any], None], Any]] = []
+
+    def add_import(self, node: cst.Import) -> None:
+        self.ops.append((ImportTable.add_import, node))
+
+    def add_import_from(self, node: cst.ImportFrom) -> None:
+        self.ops.append((ImportTable.add_import_from, node))
+
+    def shadow(self, local: str) -> None:
+        self.ops.append((ImportTable.shadow, local))
+
+
+class StatementIndexes:
+    """The indexes of a buffer's top-level statements, kept from one analysis to the next
+    (a language server's, with its re-parse): a statement node the re-parse kept is the same
+    object, and what the traversal records under it depends on nothing outside it, so only
+    the statements an edit touched are traversed again."""
+
+    def __init__(self) -> None:
+        self._by_statement: dict[cst.CSTNode, _Indexes] = {}
+
+    def of(self, statement: cst.CSTNode) -> _Indexes:
+        found = self._by_statement.get(statement)
+        if found is None:
+            found = self._by_statement[statement] = _Indexes(_NameOps())
+            walk(statement, _Indexer(found))
+        return found
+
+    def keep_only(self, statements: "Iterable[cst.CSTNode]") -> None:
+        """Forget the statements no longer in the buffer."""
+        kept = {s: self._by_statement[s] for s in statements if s in self._by_statement}
+        self._by_statement = kept
+
+
 class _Indexer(cst.CSTVisitor):
     """The one traversal: parents, scopes and the node kinds checks ask about."""
 
-    def __init__(self, model: "SourceTree") -> None:
+    def __init__(self, model: _Indexes) -> None:
         self.m = model
         self.stack: list[cst.CSTNode] = []
 
@@ -85,12 +145,16 @@ def _params(params: cst.Parameters) -> Iterator[str]:
             yield star.name.value
 
 
-class SourceTree:
+# the node lists of _Indexes, concatenated statement by statement
+_KINDS = ("calls", "functions", "classes", "withs", "assigns", "loops", "attributes", "imports", "returns")
+
+
+class SourceTree(_Indexes):
     """One parsed file and the indexes of its one traversal."""
 
     def __init__(
         self, path: str, source: str, module: Optional[cst.Module] = None, module_name: Optional[str] = None,
-        positions: Optional[Positions] = None,
+        positions: Optional[Positions] = None, indexes: Optional[StatementIndexes] = None,
     ) -> None:
         self.path = path
         self.source = source
@@ -98,24 +162,37 @@ class SourceTree:
         self._position_source = positions
         # The dotted name the project imports this file by (its stem when it is on its own).
         self.module_name = module_name if module_name is not None else _stem(path)
-        self.names = ImportTable(package_of(self.module_name, path))
-        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
-        self.calls: list[cst.Call] = []
-        self.functions: list[cst.FunctionDef] = []
-        self.classes: list[cst.ClassDef] = []
-        self.withs: list[cst.With] = []
-        self.assigns: list[Union[cst.Assign, cst.AnnAssign, cst.AugAssign]] = []
-        self.loops: list[Union[cst.For, cst.While]] = []
-        self.attributes: list[cst.Attribute] = []
-        self.imports: list[Union[cst.Import, cst.ImportFrom]] = []
-        self.returns: list[cst.Return] = []  # those returning a value
+        super().__init__(ImportTable(package_of(self.module_name, path)))
+        self.names: ImportTable
         self._functions_of: dict[cst.CSTNode, Optional[cst.CSTNode]] = {}
         self._classes_of: dict[cst.CSTNode, Optional[cst.CSTNode]] = {}
-        # Every Name node by its text: references, targets, attribute and keyword names alike
-        # (callers tell them apart by parent), so a rewrite can find all uses of a binding.
-        self.name_nodes: dict[str, list[cst.Name]] = {}
-        walk(self.module, _Indexer(self))
+        if indexes is None:
+            walk(self.module, _Indexer(self))
+        else:
+            self._index_by_statement(indexes)
         self._resolve_aliases()
+
+    def _index_by_statement(self, indexes: StatementIndexes) -> None:
+        """The one traversal's indexes, assembled from each top-level statement's (kept, or
+        traversed now) in source order: the same dicts and lists, in the same order."""
+        module = self.module
+        indexer = _Indexer(self)
+        indexer.stack.append(module)
+        for child in module.children:  # header lines, statements, footer lines
+            if not isinstance(child, cst.BaseStatement):
+                walk(child, indexer)
+                continue
+            part = indexes.of(child)
+            self.parents[child] = module
+            self.parents.update(part.parents)
+            for kind in _KINDS:
+                getattr(self, kind).extend(getattr(part, kind))
+            for text, nodes in part.name_nodes.items():
+                self.name_nodes.setdefault(text, []).extend(nodes)
+            assert isinstance(part.names, _NameOps)
+            for op, arg in part.names.ops:
+                op(self.names, arg)
+        indexes.keep_only(module.body)
 
     def _resolve_aliases(self) -> None:
         """`amp = torch.cuda.amp` extends the import table; any other rebinding of an
