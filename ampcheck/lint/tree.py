@@ -45,6 +45,14 @@ class _Indexes:
         # (callers tell them apart by parent), so a rewrite can find all uses of a binding.
         self.name_nodes: dict[str, list[cst.Name]] = {}
 
+    @cached_property
+    def children_index(self) -> dict[cst.CSTNode, list[cst.CSTNode]]:
+        """Each node's children in source order, read from the parents index."""
+        out: dict[cst.CSTNode, list[cst.CSTNode]] = {}
+        for child, parent in self.parents.items():  # filled in visit order: source order
+            out.setdefault(parent, []).append(child)
+        return out
+
 
 class _NameOps:
     """A statement's import-table operations in order, replayed into the file's table: the
@@ -75,14 +83,20 @@ class StatementIndexes:
     def of(self, statement: cst.CSTNode) -> _Indexes:
         found = self._by_statement.get(statement)
         if found is None:
-            found = self._by_statement[statement] = _Indexes(_NameOps())
-            walk(statement, _Indexer(found))
+            found = self._by_statement[statement] = _traversed(statement)
         return found
 
     def keep_only(self, statements: "Iterable[cst.CSTNode]") -> None:
         """Forget the statements no longer in the buffer."""
         kept = {s: self._by_statement[s] for s in statements if s in self._by_statement}
         self._by_statement = kept
+
+
+def _traversed(top: cst.CSTNode) -> _Indexes:
+    """The indexes of one child of the module, traversed now."""
+    found = _Indexes(_NameOps())
+    walk(top, _Indexer(found))
+    return found
 
 
 class _Indexer(cst.CSTVisitor):
@@ -176,13 +190,9 @@ class SourceTree(_Indexes):
         """The one traversal's indexes, assembled from each top-level statement's (kept, or
         traversed now) in source order: the same dicts and lists, in the same order."""
         module = self.module
-        indexer = _Indexer(self)
-        indexer.stack.append(module)
-        for child in module.children:  # header lines, statements, footer lines
-            if not isinstance(child, cst.BaseStatement):
-                walk(child, indexer)
-                continue
-            part = indexes.of(child)
+        tops = module.children  # header lines, statements, footer lines
+        parts = [indexes.of(top) if isinstance(top, cst.BaseStatement) else _traversed(top) for top in tops]
+        for child, part in zip(tops, parts):
             self.parents[child] = module
             self.parents.update(part.parents)
             for kind in _KINDS:
@@ -193,6 +203,10 @@ class SourceTree(_Indexes):
             for op, arg in part.names.ops:
                 op(self.names, arg)
         indexes.keep_only(module.body)
+        children = {module: list(tops)}
+        for part in parts:
+            children.update(part.children_index)
+        self.children_index = children
 
     def _resolve_aliases(self) -> None:
         """`amp = torch.cuda.amp` extends the import table; any other rebinding of an
@@ -353,14 +367,7 @@ class SourceTree(_Indexes):
     def children(self, node: cst.CSTNode) -> list[cst.CSTNode]:
         """`node.children`, in the same order, read from the parents index: libcst's own
         `children` rebuilds the node to list them, which dominates any walk of a large file."""
-        return self._children.get(node) or []
-
-    @cached_property
-    def _children(self) -> dict[cst.CSTNode, list[cst.CSTNode]]:
-        out: dict[cst.CSTNode, list[cst.CSTNode]] = {}
-        for child, parent in self.parents.items():  # filled in visit order: source order
-            out.setdefault(parent, []).append(child)
-        return out
+        return self.children_index.get(node) or []
 
     # -- positions -----------------------------------------------------------------------------------
     @cached_property
