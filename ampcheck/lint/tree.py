@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 from functools import cached_property
-from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Union
+from typing import Any, Callable, Iterator, Mapping, Optional, Union
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -44,6 +44,10 @@ class _Indexes:
         # Every Name node by its text: references, targets, attribute and keyword names alike
         # (callers tell them apart by parent), so a rewrite can find all uses of a binding.
         self.name_nodes: dict[str, list[cst.Name]] = {}
+        # Each node's nearest enclosing function and class (strict ancestors; None: none):
+        # the facets ask this of most nodes, so the traversal records it as it goes.
+        self.function_of: dict[cst.CSTNode, Optional[cst.FunctionDef]] = {}
+        self.class_of: dict[cst.CSTNode, Optional[cst.ClassDef]] = {}
 
     @cached_property
     def children_index(self) -> dict[cst.CSTNode, list[cst.CSTNode]]:
@@ -79,6 +83,10 @@ class StatementIndexes:
 
     def __init__(self) -> None:
         self._by_statement: dict[cst.CSTNode, _Indexes] = {}
+        # the code of the nodes asked for, kept for those still in the buffer: a node's code
+        # depends on the node and the module's indentation and newline, which a re-parse
+        # that keeps nodes keeps too
+        self.codes: dict[cst.CSTNode, str] = {}
 
     def of(self, statement: cst.CSTNode) -> _Indexes:
         found = self._by_statement.get(statement)
@@ -86,10 +94,11 @@ class StatementIndexes:
             found = self._by_statement[statement] = _traversed(statement)
         return found
 
-    def keep_only(self, statements: "Iterable[cst.CSTNode]") -> None:
-        """Forget the statements no longer in the buffer."""
-        kept = {s: self._by_statement[s] for s in statements if s in self._by_statement}
-        self._by_statement = kept
+    def keep_only(self, tree: "SourceTree") -> None:
+        """Forget the statements (and the code of nodes) no longer in the buffer."""
+        statements = tree.module.body
+        self._by_statement = {s: self._by_statement[s] for s in statements if s in self._by_statement}
+        self.codes = {n: code for n, code in self.codes.items() if n in tree.parents}
 
 
 def _traversed(top: cst.CSTNode) -> _Indexes:
@@ -105,14 +114,23 @@ class _Indexer(cst.CSTVisitor):
     def __init__(self, model: _Indexes) -> None:
         self.m = model
         self.stack: list[cst.CSTNode] = []
+        self.functions: list[Optional[cst.FunctionDef]] = [None]
+        self.classes: list[Optional[cst.ClassDef]] = [None]
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if self.stack:
-            self.m.parents[node] = self.stack[-1]
-        self.stack.append(node)
-        if type(node) in _UNINDEXED:
-            return True
         m = self.m
+        if self.stack:
+            m.parents[node] = self.stack[-1]
+        self.stack.append(node)
+        m.function_of[node] = self.functions[-1]
+        m.class_of[node] = self.classes[-1]
+        kind = type(node)  # compared exactly: libcst's classes are ABCs, whose isinstance is slow
+        if kind is cst.FunctionDef:
+            self.functions.append(node)  # type: ignore[arg-type]
+        elif kind is cst.ClassDef:
+            self.classes.append(node)  # type: ignore[arg-type]
+        if kind in _UNINDEXED:
+            return True
         if isinstance(node, cst.Call):
             m.calls.append(node)
         elif isinstance(node, cst.Import):
@@ -149,6 +167,11 @@ class _Indexer(cst.CSTVisitor):
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         self.stack.pop()
+        kind = type(original_node)
+        if kind is cst.FunctionDef:
+            self.functions.pop()
+        elif kind is cst.ClassDef:
+            self.classes.pop()
 
 
 def _params(params: cst.Parameters) -> Iterator[str]:
@@ -178,8 +201,7 @@ class SourceTree(_Indexes):
         self.module_name = module_name if module_name is not None else _stem(path)
         super().__init__(ImportTable(package_of(self.module_name, path)))
         self.names: ImportTable
-        self._functions_of: dict[cst.CSTNode, Optional[cst.CSTNode]] = {}
-        self._classes_of: dict[cst.CSTNode, Optional[cst.CSTNode]] = {}
+        self._codes: dict[cst.CSTNode, str] = {}  # node -> its code, for the nodes asked for
         if indexes is None:
             walk(self.module, _Indexer(self))
         else:
@@ -192,9 +214,12 @@ class SourceTree(_Indexes):
         module = self.module
         tops = module.children  # header lines, statements, footer lines
         parts = [indexes.of(top) if isinstance(top, cst.BaseStatement) else _traversed(top) for top in tops]
+        self.function_of[module] = self.class_of[module] = None
         for child, part in zip(tops, parts):
             self.parents[child] = module
             self.parents.update(part.parents)
+            self.function_of.update(part.function_of)
+            self.class_of.update(part.class_of)
             for kind in _KINDS:
                 getattr(self, kind).extend(getattr(part, kind))
             for text, nodes in part.name_nodes.items():
@@ -202,7 +227,8 @@ class SourceTree(_Indexes):
             assert isinstance(part.names, _NameOps)
             for op, arg in part.names.ops:
                 op(self.names, arg)
-        indexes.keep_only(module.body)
+        indexes.keep_only(self)
+        self._codes = indexes.codes
         children = {module: list(tops)}
         for part in parts:
             children.update(part.children_index)
@@ -295,30 +321,10 @@ class SourceTree(_Indexes):
             cur = self.parents.get(cur)
 
     def enclosing_function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
-        return self._enclosing(node, cst.FunctionDef, self._functions_of)  # type: ignore[return-value]
+        return self.function_of.get(node)
 
     def enclosing_class(self, node: cst.CSTNode) -> Optional[cst.ClassDef]:
-        return self._enclosing(node, cst.ClassDef, self._classes_of)  # type: ignore[return-value]
-
-    def _enclosing(self, node: cst.CSTNode, kind: type, memo: dict[cst.CSTNode, Optional[cst.CSTNode]]) -> Optional[cst.CSTNode]:
-        """The nearest ancestor of type `kind`, remembered for every node on the way up (the
-        facets ask this of most nodes; walking up each time was a hot spot). Node types are
-        compared exactly: libcst's classes are ABCs, whose isinstance is slow."""
-        path = []
-        cur = self.parents.get(node)
-        found: Optional[cst.CSTNode] = None
-        while cur is not None:
-            if cur in memo:
-                found = memo[cur]
-                break
-            if type(cur) is kind:
-                found = cur
-                break
-            path.append(cur)
-            cur = self.parents.get(cur)
-        for p in path:
-            memo[p] = found
-        return found
+        return self.class_of.get(node)
 
     def exclusive_branches(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
         """Whether `a` and `b` sit on opposite sides of one condition, so they never run in
@@ -381,7 +387,10 @@ class SourceTree(_Indexes):
         return self._positions[node]
 
     def code_for(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
+        found = self._codes.get(node)
+        if found is None:
+            found = self._codes[node] = self.module.code_for_node(node)
+        return found
 
 
 def _stem(path: str) -> str:
