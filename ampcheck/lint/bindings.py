@@ -38,39 +38,18 @@ from typing import Iterable, Optional, Union
 import libcst as cst
 
 from ampcheck.lint.consteval import ConstEval, _param_names
+from ampcheck.lint.kinds import (
+    SCALER_ANNOTATION, SCALER_CLASS_NAMES, is_optimizer_class, is_scaler_class, named_like_optimizer, scaler_use,
+)
 from ampcheck.lint.names import dotted
 from ampcheck.lint.tree import SourceTree
 
 
 KINDS = ("scaler", "optimizer", "model", "loss", "scheduler", "object", "opaque")
 
-SCALER_QUALNAMES = frozenset(
-    {
-        "torch.amp.GradScaler",
-        "torch.amp.grad_scaler.GradScaler",
-        "torch.cuda.amp.GradScaler",
-        "torch.cuda.amp.grad_scaler.GradScaler",
-        "torch.cpu.amp.GradScaler",
-        "torch.cpu.amp.grad_scaler.GradScaler",
-        "torch.distributed.fsdp.ShardedGradScaler",
-        "torch.distributed.fsdp.sharded_grad_scaler.ShardedGradScaler",
-        "fairscale.optim.grad_scaler.ShardedGradScaler",
-    }
-)
-_SCALER_NAMES = frozenset({"GradScaler", "ShardedGradScaler"})
-# Positional index of `enabled` per spelling family: torch.amp takes device first.
 _ENABLED_POS_DEVICE_FIRST = 5
 _ENABLED_POS_LEGACY = 4
 
-OPTIMIZER_NAMES = frozenset(
-    {
-        "SGD", "Adam", "AdamW", "Adamax", "Adagrad", "Adadelta", "ASGD", "LBFGS", "NAdam", "RAdam",
-        "RMSprop", "Rprop", "SparseAdam", "Adafactor", "FusedAdam", "FusedLAMB", "FusedSGD",
-        "Lamb", "LAMB", "Lion", "AdamW8bit", "Adam8bit", "PagedAdamW", "PagedAdamW8bit",
-        "Muon", "SophiaG", "Shampoo", "AdaBelief", "Ranger", "create_optimizer",
-        "create_optimizer_v2", "build_optimizer", "configure_optimizers",
-    }
-)
 _FACTORY_MODELS = frozenset({"create_model", "from_pretrained", "from_config", "build_model", "get_model"})
 _MODEL_WRAPPERS = frozenset(
     {
@@ -85,9 +64,6 @@ _MODULE_METHODS = frozenset({"to", "cuda", "cpu", "half", "float", "bfloat16", "
 _OPAQUE_WRAPPERS = frozenset({"prepare", "initialize", "setup", "wrap", "build_optim_wrapper"})
 # What else a maybe-on scaler may be: an object standing in for it (`DummyGradScaler()`).
 _STAND_INS = frozenset({"object", "instance"})
-_SCALER_ANNOTATION = re.compile(r"\b(Sharded)?GradScaler\b")
-# ("opts" is options, not optimizers)
-OPTIMIZER_NAME = re.compile(r"(^|_)(opt|optims?|optimi[sz]ers?)(_|$|\d)|optimi[sz]er", re.I)
 
 
 @dataclass(frozen=True, eq=False)
@@ -174,7 +150,7 @@ class Bindings:
         """What a parameter is when no caller says: a scaler by annotation (`scaler:
         GradScaler | None`) or by use (`scaler.scale(loss).backward()`), maybe on."""
         for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
-            if p.name.value == name and p.annotation is not None and _SCALER_ANNOTATION.search(self.tree.code_for(p.annotation.annotation)):
+            if p.name.value == name and p.annotation is not None and SCALER_ANNOTATION.search(self.tree.code_for(p.annotation.annotation)):
                 return Binding("scaler", name, p, enabled=None, scope=fn, inferred=True)
         return self._inferred.get((fn, name))
 
@@ -187,13 +163,13 @@ class Bindings:
         while fn is not None:
             entries = self._by_key.get((fn, name))
             if entries:
-                return self._latest(entries, at)
+                return self._latest(entries, at) or self._inferred.get((fn, name))
             if name in _param_names(fn):
                 return self.param_binding(fn, name)
             fn = self.tree.enclosing_function(fn)
         entries = self._by_key.get((None, name))
         if entries:
-            return self._latest(entries, at)
+            return self._latest(entries, at) or self._inferred.get((None, name))
         return self._inferred.get((None, name))
 
     def _lookup_self(self, key: str, at: cst.CSTNode) -> Optional[Binding]:
@@ -202,7 +178,7 @@ class Bindings:
         while cls is not None and cls.name.value not in seen:
             seen.add(cls.name.value)
             entries = self._by_key.get((cls, key))
-            if entries:
+            if entries and _merge_attribute(entries) is not None:
                 return _merge_attribute(entries)
             inferred = self._inferred.get((cls, key))
             if inferred is not None:
@@ -268,7 +244,7 @@ class Bindings:
                 continue
             binding = self._classify(node.value, key, scope)
             if isinstance(node, cst.AnnAssign) and (binding is None or binding.kind in _STAND_INS):
-                if _SCALER_ANNOTATION.search(self.tree.code_for(node.annotation.annotation)):
+                if SCALER_ANNOTATION.search(self.tree.code_for(node.annotation.annotation)):
                     binding = Binding("scaler", key, node.value, enabled=None, scope=scope)
             self._by_key.setdefault((scope, key), []).append((node, binding))
 
@@ -323,7 +299,7 @@ class Bindings:
             return Binding("scheduler", key, value, qual, scope=scope)
         if last is not None and (last.endswith("_schedule_with_warmup") or last in ("create_scheduler", "create_scheduler_v2")):
             return Binding("scheduler", key, value, qual or last, scope=scope)
-        if _is_optimizer_ctor(qual, last):
+        if is_optimizer_class(qual, last):
             return Binding("optimizer", key, value, qual or last, params_of=self._params_of(value), scope=scope)
         if qual is not None and qual.startswith("torch.nn.") and last is not None and last.endswith("Loss"):
             return Binding("loss", key, value, qual, scope=scope)
@@ -373,9 +349,11 @@ class Bindings:
         return replace(found[0], enabled=None) if len(found) != len(branches) else found[0]
 
     def _is_scaler_ctor(self, quals: frozenset[str], last: Optional[str]) -> bool:
+        """A GradScaler constructor: by its qualified name, or by its class name where a star
+        import leaves it unresolved and no class of this file has that name."""
         if quals:
-            return all(q in SCALER_QUALNAMES for q in quals)
-        return last in _SCALER_NAMES
+            return all(is_scaler_class(q) for q in quals)
+        return last in SCALER_CLASS_NAMES and last not in self._classes
 
     def _scaler(self, call: cst.Call, key: str, scope: Optional[cst.CSTNode], quals: frozenset[str]) -> Binding:
         qual = next(iter(sorted(quals)), None)
@@ -448,28 +426,67 @@ class Bindings:
         return found
 
     def _infer_scalers(self) -> None:
-        """A name or `self.` attribute used like a GradScaler (`x.scale(loss).backward()`,
-        `x.unscale_(opt)`) but bound where this file cannot see is a scaler of unknown state."""
+        """A name or `self.` attribute used as only a GradScaler is (kinds.py: `x.unscale_(opt)`,
+        `x.scale(loss)` back-propagated, or both `x.step(optimizer)` and `x.update()`) but bound
+        where this file cannot see is a scaler of unknown state."""
+        protocol: dict[tuple[object, str], set[str]] = {}
         for call in self.tree.calls:
             func = call.func
             if not isinstance(func, cst.Attribute):
                 continue
             attr = func.attr.value
-            if attr == "unscale_" or (attr == "scale" and self._scaled_then_backward(call)):
-                recv = func.value
-                key = dotted(recv)
-                if key is None or self.lookup(recv, call) is not None:
-                    continue
-                scope = self._scope_of(recv, key)
-                if scope is False or (scope, key) in self._inferred or (scope, key) in self._by_key:
-                    continue
-                self._inferred[(scope, key)] = Binding("scaler", key, recv, enabled=None, scope=scope, inferred=True)
+            positional = [a.value for a in call.args if a.keyword is None and not a.star]
+            recv = func.value
+            key = dotted(recv)
+            if key is None or key == "self":
+                continue
+            used = scaler_use(attr, len(positional)) or (attr == "scale" and positional and self._scaled_then_backward(call))
+            if not used and attr in ("step", "update"):
+                shape = "step" if attr == "step" and len(positional) == 1 and self.is_optimizer(positional[0], call) else (
+                    "update" if attr == "update" and not call.args else None)
+                if shape is not None:
+                    scope = self._binding_scope(recv, key)
+                    seen = protocol.setdefault((scope, key), set())
+                    seen.add(shape)
+                    used = seen == {"step", "update"}
+            if used:
+                self._infer(recv, key, call)
+
+    def _infer(self, recv: cst.BaseExpression, key: str, at: cst.CSTNode) -> None:
+        if self.lookup(recv, at) is not None:
+            return
+        scope = self._binding_scope(recv, key)
+        if scope is False or (scope, key) in self._inferred:
+            return  # (bound where this file sees only unknown values: inferred all the same)
+        self._inferred[(scope, key)] = Binding("scaler", key, recv, enabled=None, scope=scope, inferred=True)
+
+    def _binding_scope(self, recv: cst.BaseExpression, key: str) -> Union[None, cst.CSTNode, bool]:
+        """Where the name used at `recv` is bound: the nearest enclosing function that assigns
+        it or takes it as a parameter (a closure's free name is its outer function's), else
+        the module; a `self.` attribute's class."""
+        if not isinstance(recv, cst.Name):
+            return self._scope_of(recv, key)
+        fn = self.tree.enclosing_function(recv)
+        while fn is not None:
+            if (fn, key) in self._by_key or key in _param_names(fn):
+                return fn
+            fn = self.tree.enclosing_function(fn)
+        return self._scope_of(recv, key) if self.tree.enclosing_function(recv) is None else None
 
     def _scaled_then_backward(self, call: cst.Call) -> bool:
+        """`x.scale(loss).backward()`, or `y = x.scale(loss)` with `y.backward()` in the same
+        function."""
         parent = self.tree.parent(call)
         if isinstance(parent, cst.Attribute) and parent.attr.value == "backward":
             return True
-        return isinstance(parent, (cst.Assign, cst.AnnAssign))
+        if not isinstance(parent, cst.Assign) or len(parent.targets) != 1 or not isinstance(parent.targets[0].target, cst.Name):
+            return False
+        name, fn = parent.targets[0].target.value, self.tree.enclosing_function(call)
+        return any(
+            node.attr.value == "backward" and isinstance(node.value, cst.Name) and node.value.value == name
+            and self.tree.enclosing_function(node) is fn
+            for node in self.tree.attributes
+        )
 
 
 def _merge(bindings: list[Optional[Binding]]) -> Optional[Binding]:
@@ -492,11 +509,6 @@ def _merge(bindings: list[Optional[Binding]]) -> Optional[Binding]:
     if len(known) != len(bindings) or len({b.kind for b in known}) != 1:
         return None
     return replace(known[0], enabled=_merge_enabled([b.enabled for b in known]))
-
-
-def named_like_optimizer(name: str) -> bool:
-    """`optimizer`, `opt_g`, `optimizers`; not an LR scheduler named after one."""
-    return bool(OPTIMIZER_NAME.search(name)) and "sched" not in name.lower()
 
 
 def _merge_attribute(entries: list[tuple[cst.CSTNode, Optional[Binding]]]) -> Optional[Binding]:
@@ -530,12 +542,6 @@ def _conditional_block(stmt: cst.CSTNode, child: cst.CSTNode) -> bool:
 def _merge_enabled(values: Iterable[Optional[bool]]) -> Optional[bool]:
     vals = set(values)
     return vals.pop() if len(vals) == 1 else None
-
-
-def _is_optimizer_ctor(qual: Optional[str], last: Optional[str]) -> bool:
-    if qual is not None and qual.startswith("torch.optim.") and not qual.startswith("torch.optim.lr_scheduler"):
-        return (last or "")[:1].isupper()
-    return last in OPTIMIZER_NAMES
 
 
 def _is_made(func: cst.BaseExpression, quals: frozenset[str]) -> bool:

@@ -19,23 +19,26 @@ API:
   name assigned from it: an attribute of an object whose class the project may hold),
   `Scaled(scaler, text)` (the value of `scaler.scale(x)`, written in place or stored in a
   name first).
-- `Op(kind, guards, callee, recv, args, kwargs, star, text)`: `kind` is "call" (a call the
-  sequences classify or follow: `callee` says what it calls), "grad_use" (a gradient clip or a
-  parameter `.grad` read), "save" (`torch.save`), "autograd_grad", "nonfinite" (a check for
-  or repair of inf/NaN: `isfinite`, `isnan`, `nan_to_num_`, ...).
+- `Op(kind, guards, callee, recv, args, kwargs, star, text)`: `kind` an `OpKind`: CALL (a
+  call the sequences classify or follow: `callee` says what it calls), GRAD_USE (a gradient
+  clip or a nonlinear read of a parameter's `.grad`), SAVE (`torch.save`), AUTOGRAD_GRAD,
+  NONFINITE (a check for or repair of inf/NaN: `isfinite`, `isnan`, `nan_to_num_`, ...).
 - `Callee`: `Local(key)` (a function of this file), `Imported(qualname)`, `SelfMethod(name,
   cls, super_)`, `Method(recv, name)` (also `__call__` of a value), `Unknown(name)`.
-- `GuardSpec(kind, branch, test)`: one branch of an `if`, a loop body ("loop", or "retry" for
-  a loop that leaves after one pass), the code after an early `continue`/`return`, an
-  `except`, a `case`; `test` is the `if`/`while` test or what a `for` iterates over.
+- `GuardSpec(kind, branch, stmt, test, case)`: a `GuardKind` statement and the `Branch` taken:
+  an `if` body or else, a loop body (LOOP, or RETRY for a loop that leaves after one pass),
+  the code after an early `continue`/`return`, an `except`, a `case`; `test` a `Test` (the
+  `if`/`while` test or what a `for` iterates over, as names, calls and strings it holds).
 - `FunctionProgram`, `ClassInfo`, `ModuleSummary`: a file's programs, classes (bases by
   qualified name, methods, `self.` attribute bindings, attributes that escape), re-exports.
-- `build_summary(tree, bindings, module_name)` and `ModuleSummary.to_json / from_json`.
+- `build_summary(tree, bindings, module_name)` and `ModuleSummary.to_json / from_json` (the codec
+  in codec.py, derived from the dataclass fields: a new field needs no codec change).
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from functools import cached_property
 from typing import Any, Iterator, Optional, Sequence, Union
 
@@ -43,7 +46,9 @@ import libcst as cst
 
 from ampcheck.lint.bindings import Binding, Bindings
 from ampcheck.lint.checkpoints import checkpoint_without_scaler
+from ampcheck.lint.codec import Codec
 from ampcheck.lint.consteval import _param_names
+from ampcheck.lint.kinds import framework_clipper
 from ampcheck.lint.names import dotted
 from ampcheck.lint.tree import SourceTree
 
@@ -57,12 +62,31 @@ _BUILTINS = frozenset(
 _TORCH_SAVE = "torch.save"
 _AUTOGRAD_GRAD = "torch.autograd.grad"
 _AUTOGRAD_BACKWARD = "torch.autograd.backward"
-# Receivers whose `clip_grad_norm_` unscales first (accelerate, Fabric, DeepSpeed engines,
-# fairseq's and mmengine's optimizer wrappers): a clip there is no read of scaled gradients.
-_FRAMEWORK_CLIP = re.compile(r"accelerator|fabric|engine|trainer|runner|wrapper|optim|strategy", re.I)
 _TEXT_LIMIT = 80
 _DEFERRED = frozenset({cst.Lambda, cst.FunctionDef, cst.ClassDef})  # bodies that run when called
 _MAX_ALIASES = 4
+_NOT_ON_DISK = {"disk": False}  # a tree node: meaningless in another process
+# Methods whose result carries the scaled loss on, times a constant at most: its gradients
+# stay multiplied by the loss scale.
+_SCALED_KEEPERS = frozenset(
+    {"sum", "mean", "float", "half", "double", "to", "clone", "contiguous", "squeeze", "view", "reshape",
+     "mul", "div", "mul_", "div_", "multiply", "divide", "neg", "__mul__", "__truediv__"}
+)
+_LINEAR_OPERATORS = (cst.Multiply, cst.Divide)
+# What a read of a gradient's size is (a norm, an extreme, a power, a number out of a tensor)
+# and what carries a gradient on linearly (its result scales with the gradient).
+_MAGNITUDE_READS = frozenset(
+    {"norm", "vector_norm", "matrix_norm", "abs", "abs_", "max", "min", "amax", "amin", "pow", "pow_", "sqrt", "square",
+     "item", "tolist", "numpy", "std", "var", "log", "exp", "clamp", "clamp_", "clip", "clip_", "sign", "topk"}
+    | CLIP
+)
+_LINEAR_GRAD_METHODS = frozenset(
+    {"view", "reshape", "flatten", "detach", "clone", "contiguous", "to", "float", "half", "double", "cpu", "cuda",
+     "div", "div_", "mul", "mul_", "add", "add_", "sub", "sub_", "sum", "mean", "neg", "t", "squeeze", "unsqueeze",
+     "narrow", "index_select", "masked_fill", "copy_", "data_ptr"}
+)
+_LINEAR_GRAD_FUNCTIONS = frozenset({"cat", "stack", "sum", "flatten", "_flatten_dense_tensors", "list", "tuple", "mean", "add", "mul", "div"})
+_LOGGING = re.compile(r"(^|\.)(print|log|info|debug|warning|add_scalar|add_scalars|add_histogram|log_metrics|log_dict)$")
 
 
 # -- what a binding says, as data ------------------------------------------------------------------
@@ -110,6 +134,7 @@ class Member:
     base: "Ref"
     name: str
     text: Optional[str] = None
+    binding: Optional[BindingInfo] = None  # what its use says when the class does not (inferred)
 
 
 @dataclass(frozen=True)
@@ -154,24 +179,81 @@ Callee = Union[Local, Imported, SelfMethod, Method, Unknown]
 
 
 # -- programs --------------------------------------------------------------------------------------------
+class OpKind(StrEnum):
+    CALL = "call"  # a call the sequences classify or follow
+    GRAD_USE = "grad_use"  # a nonlinear read of gradients: a clip, a norm of `.grad`
+    SAVE = "save"  # torch.save
+    AUTOGRAD_GRAD = "autograd_grad"
+    NONFINITE = "nonfinite"  # a check for or repair of inf/NaN
+
+
+class GuardKind(StrEnum):
+    IF = "if"
+    FOR = "for"
+    WHILE = "while"
+    TRY = "try"
+    MATCH = "match"
+
+
+_GUARD_KINDS = {
+    cst.If: GuardKind.IF, cst.For: GuardKind.FOR, cst.While: GuardKind.WHILE, cst.Try: GuardKind.TRY,
+    cst.TryStar: GuardKind.TRY, cst.Match: GuardKind.MATCH,
+}
+
+
+class Branch(StrEnum):
+    BODY = "body"  # an `if` body
+    ORELSE = "orelse"  # its `else`, or the code after an `if` whose body leaves
+    LOOP = "loop"  # a loop body that repeats: a training iteration, or a loop over things
+    RETRY = "retry"  # a loop body that runs once unless sent round again
+    EXCEPT = "except"
+    CASE = "case"  # a `case` of a `match` (which one: `GuardSpec.case`)
+
+
+@dataclass(frozen=True)
+class Test:
+    """The test of an `if`/`while`, or what a `for` iterates over, as structured facts:
+    `text` its canonical spelling (the identity of the test: two `if`s with the same text
+    decide alike), `names` the dotted names it reads (`use_amp`, `self.scaler.is_enabled`),
+    `calls` the last names of what it calls (`isfinite`, `len`), `strings` its string
+    constants (`"fp16"`)."""
+
+    text: str
+    names: tuple[str, ...] = ()
+    calls: tuple[str, ...] = ()
+    strings: tuple[str, ...] = ()
+
+    def words(self) -> Iterator[str]:
+        """Every identifier part and string the test holds."""
+        for n in (*self.names, *self.calls):
+            yield from n.split(".")
+        yield from self.strings
+
+
 @dataclass(eq=False)
 class GuardSpec:
     """One condition as written; identity is the object (one per statement and branch)."""
 
-    kind: str  # "if" | "for" | "while" | "try" | "match"
-    branch: str  # "body" | "orelse" | "loop" | "retry" | "except" | "case<N>"
+    kind: GuardKind
+    branch: Branch
     stmt: int  # the statement, the same for all its branches (unique within the module)
-    test: Optional[str] = None
-    node: Optional[cst.CSTNode] = field(default=None, repr=False)
+    test: Optional[Test] = None
+    case: int = 0  # which `case` of a match
+    node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
     @property
     def is_loop(self) -> bool:
-        return self.branch == "loop"
+        return self.branch is Branch.LOOP
+
+    @property
+    def side(self) -> tuple[Branch, int]:
+        """Which way the statement went: its branch, and for a match which case."""
+        return self.branch, self.case
 
 
 @dataclass(eq=False)
 class Op:
-    kind: str
+    kind: OpKind
     guards: tuple[GuardSpec, ...]
     callee: Optional[Callee] = None
     args: tuple[Optional[Ref], ...] = ()  # positional; None for an argument that is not a plain value
@@ -182,7 +264,7 @@ class Op:
     # a save of a checkpoint with optimizer state but not the scaler's: which checkpoint dict
     # of its module it writes (one finding per dict, however many files it is saved to)
     checkpoint: Optional[int] = None
-    node: Optional[cst.CSTNode] = field(default=None, repr=False)
+    node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
 
 @dataclass(eq=False)
@@ -195,7 +277,7 @@ class FunctionProgram:
     ops: list[Op]
     self_name: Optional[str] = None  # the receiver parameter of a method
     returns: Optional[str] = None  # the qualified name of the class whose instances it returns
-    node: Optional[cst.CSTNode] = field(default=None, repr=False)
+    node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
     @property
     def name(self) -> str:
@@ -222,11 +304,15 @@ class ModuleSummary:
 
     # -- the disk form --------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
-        return _Encoder().module(self)
+        codec = Codec(_TAGGED, GuardSpec)
+        body = codec.encode(self)
+        return {**body, "guards": codec.table}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "ModuleSummary":
-        return _Decoder().module(data)
+        codec = Codec(_TAGGED, GuardSpec)
+        codec.load_table(data["guards"])
+        return codec.decode({k: v for k, v in data.items() if k != "guards"}, ModuleSummary)
 
 
 # -- building ------------------------------------------------------------------------------------------
@@ -295,7 +381,22 @@ class _Builder:
             info = self._info(b)
             if info is not None:
                 attrs[attr_key[len("self."):]] = info
+        for s in _statements(c.body):
+            held = self._property_of(s) if isinstance(s, cst.FunctionDef) else None
+            if held is not None and held in attrs and (s.name.value not in attrs or attrs[s.name.value].inferred):
+                attrs[s.name.value] = attrs[held]
         return ClassInfo(key, tuple(bases), methods, attrs, self._escapes(c))
+
+    def _property_of(self, fn: cst.FunctionDef) -> Optional[str]:
+        """The attribute a `@property` hands out: every `return` of it returns `self.<attr>`
+        (LAVIS's `scaler` property building `self._scaler` on first use)."""
+        if not any(dotted(d.decorator) in ("property", "cached_property", "functools.cached_property") for d in fn.decorators):
+            return None
+        held = {
+            r.value.attr.value if isinstance(r.value, cst.Attribute) and self._is_self(r.value.value) else None
+            for r in self.tree.returns_of(fn)
+        }
+        return held.pop() if len(held) == 1 else None
 
     def _escapes(self, c: cst.ClassDef) -> frozenset[str]:
         """`self.<attr>` uses that hand the attribute itself on (returned, passed, stored,
@@ -374,17 +475,36 @@ class _Builder:
         return None
 
     # -- statements -------------------------------------------------------------------------------------
-    def _guard(self, node: cst.CSTNode, branch: str) -> GuardSpec:
-        k = (id(node), branch)
+    def _guard(self, node: cst.CSTNode, branch: Branch, case: int = 0) -> GuardSpec:
+        k = (id(node), branch, case)
         g = self._guard_cache.get(k)
         if g is None:
-            kind = {cst.If: "if", cst.For: "for", cst.While: "while", cst.Try: "try", cst.TryStar: "try", cst.Match: "match"}[type(node)]
+            kind = _GUARD_KINDS[type(node)]
             tested = node.test if isinstance(node, (cst.If, cst.While)) else node.iter if isinstance(node, cst.For) else None
-            test = self.tree.condition_text(tested) if tested is not None else None
-            g = self._guard_cache[k] = GuardSpec(kind, branch, id(node), test, node=node)
+            test = self._test(tested) if tested is not None else None
+            g = self._guard_cache[k] = GuardSpec(kind, branch, id(node), test, case, node=node)
         return g
 
-    def _loop_kind(self, loop: Union[cst.For, cst.While]) -> str:
+    def _test(self, expr: cst.BaseExpression) -> Test:
+        names, calls, strings = [], [], []
+        for node in _walk_nodes(self.tree, expr):
+            if isinstance(node, (cst.Name, cst.Attribute)):
+                parent = self.tree.parent(node)
+                if isinstance(parent, cst.Attribute) and parent.value is node:
+                    continue  # a part of a longer name
+                if isinstance(parent, cst.Attribute) and parent.attr is node:
+                    continue
+                text = dotted(node)
+                if text is not None:
+                    names.append(text)
+                if isinstance(parent, cst.Call) and parent.func is node:
+                    calls.append(node.attr.value if isinstance(node, cst.Attribute) else node.value)
+            elif isinstance(node, cst.SimpleString):
+                value = node.evaluated_value
+                strings.append(value if isinstance(value, str) else value.decode("latin-1"))
+        return Test(self.tree.condition_text(expr), tuple(dict.fromkeys(names)), tuple(dict.fromkeys(calls)), tuple(strings))
+
+    def _loop_kind(self, loop: Union[cst.For, cst.While]) -> Branch:
         """"retry" for a loop that runs its body once: one whose body ends by leaving it
         (`while True: try: ...; return`), which repeats only when a `continue` sends it round
         again, or a `for _ in range(n)` with `n` a constant 1 (Applio's `d_step_per_g_step =
@@ -392,14 +512,14 @@ class _Builder:
         if isinstance(loop, cst.For) and isinstance(loop.iter, cst.Call) and dotted(loop.iter.func) == "range":
             args = loop.iter.args
             if len(args) == 1 and args[0].keyword is None and not args[0].star and self.b.consts.value(args[0].value) == 1:
-                return "retry"
-        return "retry" if _exits(loop.body, leaving=(cst.Break, cst.Return, cst.Raise)) else "loop"
+                return Branch.RETRY
+        return Branch.RETRY if _exits(loop.body, leaving=(cst.Break, cst.Return, cst.Raise)) else Branch.LOOP
 
     def _block(self, stmts: Sequence[cst.CSTNode], guards: tuple[GuardSpec, ...], out: list[Op]) -> None:
         for stmt in stmts:
             self._statement(stmt, guards, out)
             if isinstance(stmt, cst.If) and stmt.orelse is None and _exits(stmt.body):
-                guards = (*guards, self._guard(stmt, "orelse"))
+                guards = (*guards, self._guard(stmt, Branch.ORELSE))
 
     def _statement(self, stmt: cst.CSTNode, guards: tuple[GuardSpec, ...], out: list[Op]) -> None:
         def sub(body: cst.CSTNode, guard: Optional[GuardSpec]) -> None:
@@ -409,11 +529,11 @@ class _Builder:
             return
         if isinstance(stmt, cst.If):
             self._expr(stmt.test, guards, out)
-            sub(stmt.body, self._guard(stmt, "body"))
+            sub(stmt.body, self._guard(stmt, Branch.BODY))
             if isinstance(stmt.orelse, cst.If):
-                self._block([stmt.orelse], (*guards, self._guard(stmt, "orelse")), out)
+                self._block([stmt.orelse], (*guards, self._guard(stmt, Branch.ORELSE)), out)
             elif stmt.orelse is not None:
-                sub(stmt.orelse.body, self._guard(stmt, "orelse"))
+                sub(stmt.orelse.body, self._guard(stmt, Branch.ORELSE))
         elif isinstance(stmt, cst.For):
             self._expr(stmt.iter, guards, out)
             sub(stmt.body, self._guard(stmt, self._loop_kind(stmt)))
@@ -429,7 +549,7 @@ class _Builder:
         elif isinstance(stmt, (cst.Try, cst.TryStar)):
             sub(stmt.body, None)
             for h in stmt.handlers:
-                sub(h.body, self._guard(stmt, "except"))
+                sub(h.body, self._guard(stmt, Branch.EXCEPT))
             if stmt.orelse is not None:
                 sub(stmt.orelse.body, None)
             if stmt.finalbody is not None:
@@ -437,7 +557,7 @@ class _Builder:
         elif isinstance(stmt, cst.Match):
             self._expr(stmt.subject, guards, out)
             for i, case in enumerate(stmt.cases):
-                sub(case.body, self._guard(stmt, f"case{i}"))
+                sub(case.body, self._guard(stmt, Branch.CASE, i))
         elif isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for small in stmt.body:
                 self._expr(small, guards, out)
@@ -453,8 +573,8 @@ class _Builder:
             op = self._call(node, guards)  # type: ignore[arg-type]
             if op is not None:
                 out.append(op)
-        elif kind is cst.Attribute and node.attr.value == "grad" and self._is_grad_read(node):  # type: ignore[attr-defined,arg-type]
-            out.append(Op("grad_use", guards, text=self._text(node), node=node))
+        elif kind is cst.Attribute and node.attr.value == "grad" and self._is_grad_read(node) and self._reads_magnitude(node):  # type: ignore[attr-defined,arg-type]
+            out.append(Op(OpKind.GRAD_USE, guards, text=self._text(node), node=node))
 
     @cached_property
     def _leads_to_ops(self) -> set[cst.CSTNode]:
@@ -475,13 +595,13 @@ class _Builder:
         if quals:
             return self._library_call(call, quals, last, guards)
         if last in NONFINITE:
-            return Op("nonfinite", guards, text=self._text(func), node=call)
+            return Op(OpKind.NONFINITE, guards, text=self._text(func), node=call)
         if isinstance(func, cst.Attribute):
             recv = func.value
             if _is_super_call(recv):
                 return self._op(call, guards, self._self_method(call, func.attr.value, super_=True))
-            if func.attr.value in CLIP and not _FRAMEWORK_CLIP.search(self._text(recv)):
-                return Op("grad_use", guards, text=self._text(func), node=call)  # FSDP's model.clip_grad_norm_
+            if func.attr.value in CLIP and not framework_clipper(self._text(recv)):
+                return self._clip(call, guards)  # FSDP's model.clip_grad_norm_
             if self._is_self(recv):
                 return self._op(call, guards, self._self_method(call, func.attr.value))
             op = self._op(call, guards, Method(self.ref(recv), func.attr.value))
@@ -490,7 +610,7 @@ class _Builder:
         if not isinstance(func, cst.Name):
             return None
         if last in CLIP:
-            return Op("grad_use", guards, text=self._text(func), node=call)
+            return self._clip(call, guards)
         local = self._local_function(call, func.value)
         if local is not None:
             return self._op(call, guards, Local(local))
@@ -505,20 +625,20 @@ class _Builder:
         if _TORCH_SAVE in quals:
             d = checkpoint_without_scaler(self.tree, self.b, call)
             checkpoint = self._checkpoints.setdefault(id(d), len(self._checkpoints)) if d is not None else None
-            return Op("save", guards, text=self._text(call.func), checkpoint=checkpoint, node=call)
+            return Op(OpKind.SAVE, guards, text=self._text(call.func), checkpoint=checkpoint, node=call)
         if _AUTOGRAD_GRAD in quals:
-            return Op("autograd_grad", guards, text=self._text(call.func), node=call)
+            return Op(OpKind.AUTOGRAD_GRAD, guards, text=self._text(call.func), node=call)
         torch_only = all(q.startswith("torch.") for q in quals)
         if _AUTOGRAD_BACKWARD in quals:
             positional = [a for a in call.args if a.keyword is None and not a.star]
             if not positional:
                 return None
             tensor = positional[0].value
-            return Op("call", guards, Method(self.ref(tensor), "backward"), text=self._text(call.func), subject=self._text(tensor), node=call)
+            return Op(OpKind.CALL, guards, Method(self.ref(tensor), "backward"), text=self._text(call.func), subject=self._text(tensor), node=call)
         if last in CLIP and torch_only:
-            return Op("grad_use", guards, text=self._text(call.func), node=call)
+            return self._clip(call, guards)
         if last in NONFINITE:
-            return Op("nonfinite", guards, text=self._text(call.func), node=call)
+            return Op(OpKind.NONFINITE, guards, text=self._text(call.func), node=call)
         if torch_only or any(q.startswith("torch.") for q in quals):
             return None
         callee: Callee = Imported(next(iter(quals))) if len(quals) == 1 else Unknown(last or "")
@@ -535,7 +655,7 @@ class _Builder:
                 kwargs.append((a.keyword.value, self.ref(a.value)))
             else:
                 args.append(self.ref(a.value))
-        return Op("call", guards, callee, tuple(args), tuple(kwargs), star, self._text(call.func), node=call)
+        return Op(OpKind.CALL, guards, callee, tuple(args), tuple(kwargs), star, self._text(call.func), node=call)
 
     def _self_method(self, call: cst.Call, name: str, super_: bool = False) -> Callee:
         cls = self.tree.enclosing_class(call)
@@ -546,8 +666,10 @@ class _Builder:
     # -- references -------------------------------------------------------------------------------------
     def ref(self, expr: cst.BaseExpression) -> Ref:
         """What an expression stands for at its place in its function."""
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "scale":
-            return Scaled(self.ref(expr.func.value), self._text(expr))
+        if not isinstance(expr, cst.Name):
+            scaled = self._scaled_ref(expr)
+            if scaled is not None:
+                return scaled
         text = dotted(expr)
         if text is None:
             return Value(None)
@@ -568,14 +690,14 @@ class _Builder:
             return Attr(expr.attr.value)
         found = self.b.lookup(expr, expr)
         qualname = self.tree.qualname(expr)
-        if found is None and qualname is None and self._aliases < _MAX_ALIASES:
+        if (found is None or found.inferred) and qualname is None and self._aliases < _MAX_ALIASES:
             self._aliases += 1
             try:
                 member = self._member(expr, text)
             finally:
                 self._aliases -= 1
             if member is not None:
-                return member
+                return replace(member, binding=self._info(found))
         return Value(text, self._info(found), qualname)
 
     def _member(self, expr: cst.BaseExpression, text: str) -> Optional[Member]:
@@ -601,11 +723,37 @@ class _Builder:
             fn = self.tree.enclosing_function(fn)
         return False
 
-    def _scaled_value(self, name: cst.Name) -> Optional[Scaled]:
-        """`y = scaler.scale(x)` ... `y`: the scaled value, when that assignment is the latest."""
+    def _scaled_ref(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[Scaled]:
+        """`scaler.scale(x)`, or a value that carries it unchanged up to a constant factor:
+        `typing.cast(Tensor, scaled)`, `scaled / n`, `k * scaled`, `-scaled`, `scaled.sum()`,
+        `.mean()`, `.float()`, `.mul_(k)`, ..., or a name assigned one (its gradients stay
+        multiplied by the loss scale)."""
+        if depth > _MAX_ALIASES * 2:
+            return None
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+            name = expr.func.attr.value
+            if name == "scale":
+                return Scaled(self.ref(expr.func.value), self._text(expr))
+            if name in _SCALED_KEEPERS:
+                return self._scaled_ref(expr.func.value, depth + 1)
+        if isinstance(expr, cst.Call) and "typing.cast" in self.tree.names.resolve(expr.func) and len(expr.args) == 2:
+            return self._scaled_ref(expr.args[1].value, depth + 1)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _LINEAR_OPERATORS):
+            left = self._scaled_ref(expr.left, depth + 1)
+            if left is not None or isinstance(expr.operator, cst.Divide):
+                return left
+            return self._scaled_ref(expr.right, depth + 1)
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+            return self._scaled_ref(expr.expression, depth + 1)
+        if isinstance(expr, cst.Name):
+            return self._scaled_value(expr, depth + 1)
+        return None
+
+    def _scaled_value(self, name: cst.Name, depth: int = 0) -> Optional[Scaled]:
+        """`y = scaler.scale(x)` (or a value carrying it) ... `y`: the scaled value, when that
+        assignment is the latest."""
         fn = self.tree.enclosing_function(name)
-        value = self._scaled.get((fn, name.value))
-        if value is None:
+        if (fn, name.value) not in self._scaled:
             return None
         best = None
         for node in self.tree.assigns:
@@ -614,23 +762,29 @@ class _Builder:
             if any(isinstance(t.target, cst.Name) and t.target.value == name.value for t in node.targets):
                 if self.tree.precedes(node, name) and node not in self.tree.ancestors(name):
                     best = node
-        if best is not value:
+        if best is None or len(best.targets) != 1:
             return None
-        assert isinstance(value.value, cst.Call) and isinstance(value.value.func, cst.Attribute)
-        return Scaled(self.ref(value.value.func.value), self._text(value.value))
+        return self._scaled_ref(best.value, depth)
 
-    def _index_scaled_assignments(self) -> dict[tuple[Optional[cst.FunctionDef], str], cst.Assign]:
-        out: dict[tuple[Optional[cst.FunctionDef], str], cst.Assign] = {}
+    def _index_scaled_assignments(self) -> set[tuple[Optional[cst.FunctionDef], str]]:
+        """The names a `scaler.scale(...)` call's value may be assigned to, in the function
+        they are local to: those assigned an expression holding such a call, then those
+        assigned an expression holding one of those names (`scaled = scaler.scale(loss)`,
+        `scaled_loss = scaled / n`)."""
+        out: set[tuple[Optional[cst.FunctionDef], str]] = set()
+        targets: list[tuple[cst.Assign, Optional[cst.FunctionDef], str]] = []
         for node in self.tree.assigns:
-            if (
-                isinstance(node, cst.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0].target, cst.Name)
-                and isinstance(node.value, cst.Call)
-                and isinstance(node.value.func, cst.Attribute)
-                and node.value.func.attr.value == "scale"
-            ):
-                out[(self.tree.enclosing_function(node), node.targets[0].target.value)] = node
+            if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                targets.append((node, self.tree.enclosing_function(node), node.targets[0].target.value))
+        holders = {
+            anc for call in self.tree.calls
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "scale"
+            for anc in self.tree.ancestors(call) if isinstance(anc, cst.Assign)
+        }
+        for _ in range(2):
+            for node, fn, name in targets:
+                if node in holders or any((fn, n.value) in out for n in _walk_names(self.tree, node.value)):
+                    out.add((fn, name))
         return out
 
     # -- functions a name call enters -------------------------------------------------------------------
@@ -658,6 +812,63 @@ class _Builder:
     def _text(self, node: cst.CSTNode) -> str:
         text = " ".join(self.tree.code_for(node).split())
         return text if len(text) <= _TEXT_LIMIT else text[: _TEXT_LIMIT - 3] + "..."
+
+    def _clip(self, call: cst.Call, guards: tuple[GuardSpec, ...]) -> Optional[Op]:
+        """A gradient clip: a nonlinear read, unless its threshold is multiplied by the loss
+        scale (`max_norm * scaler.get_scale()`), which clips the scaled gradients right."""
+        threshold = next((a.value for a in call.args if a.keyword is not None and a.keyword.value in ("max_norm", "clip_value")), None)
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        if threshold is None and len(positional) > 1:
+            threshold = positional[1]
+        if threshold is not None and any(
+            isinstance(c, cst.Call) and isinstance(c.func, cst.Attribute) and c.func.attr.value == "get_scale"
+            for c in _walk_calls(self.tree, threshold)
+        ):
+            return None
+        return Op(OpKind.GRAD_USE, guards, text=self._text(call.func), node=call)
+
+    def _reads_magnitude(self, node: cst.Attribute) -> bool:
+        """Whether a `.grad` read depends nonlinearly on the gradient's size: a norm, a max or
+        abs, a power, a comparison with a threshold, a value logged or turned into a number, an
+        inf/NaN check. Linear uses (an all-reduce, a sum or average, `div_(world_size)`, a
+        copy into a bucket, `torch.cat` of views) scale with the gradient and stay right once
+        it is unscaled; a value only stored in a name is not followed (not reported)."""
+        cur: cst.CSTNode = node
+        for _ in range(12):
+            parent = self.tree.parent(cur)
+            if isinstance(parent, cst.Attribute) and parent.value is cur:
+                name = parent.attr.value
+                if name in _MAGNITUDE_READS:
+                    return True
+                call = self.tree.parent(parent)
+                if name == "data" or name in ("T", "mT"):
+                    cur = parent
+                elif name in _LINEAR_GRAD_METHODS and isinstance(call, cst.Call) and call.func is parent:
+                    cur = call
+                else:
+                    return False
+            elif isinstance(parent, cst.Arg):
+                call = self.tree.parent(parent)
+                if not isinstance(call, cst.Call):
+                    return False
+                last = call.func.attr.value if isinstance(call.func, cst.Attribute) else call.func.value if isinstance(call.func, cst.Name) else ""
+                if last in _MAGNITUDE_READS or last in NONFINITE or _LOGGING.search(self._text(call.func)):
+                    return True
+                if last in _LINEAR_GRAD_FUNCTIONS:
+                    cur = call
+                else:
+                    return False
+            elif isinstance(parent, cst.BinaryOperation):
+                if isinstance(parent.operator, cst.Power):
+                    return True
+                cur = parent
+            elif isinstance(parent, (cst.Element, cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp, cst.Subscript, cst.SubscriptElement, cst.Index, cst.UnaryOperation)):
+                cur = parent
+            elif isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
+                return True
+            else:
+                return False
+        return False
 
     def _is_grad_read(self, node: cst.Attribute) -> bool:
         """A read of a parameter's gradient that sees its value (not `p.grad = None`,
@@ -715,6 +926,31 @@ def _positional_params(fn: cst.FunctionDef) -> list[str]:
     return [x.name.value for x in (*p.posonly_params, *p.params)]
 
 
+def _walk_nodes(tree: SourceTree, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        yield cur
+        stack.extend(reversed(tree.children(cur)))
+
+
+def _walk_calls(tree: SourceTree, node: cst.CSTNode) -> Iterator[cst.Call]:
+    return (n for n in _walk_nodes(tree, node) if isinstance(n, cst.Call))
+
+
+def _walk_names(tree: SourceTree, node: cst.CSTNode) -> Iterator[cst.Name]:
+    """The names an expression reads (not attribute names, not inside a lambda)."""
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.Name):
+            yield cur
+        elif isinstance(cur, cst.Attribute):
+            stack.append(cur.value)
+        elif not isinstance(cur, cst.Lambda):
+            stack.extend(tree.children(cur))
+
+
 def _names_in(target: cst.BaseExpression) -> Iterator[cst.Name]:
     if isinstance(target, cst.Name):
         yield target
@@ -724,131 +960,4 @@ def _names_in(target: cst.BaseExpression) -> Iterator[cst.Name]:
 
 
 # -- the disk form -------------------------------------------------------------------------------------
-_REF_TYPES = {"param": Param, "attr": Attr, "value": Value, "member": Member, "scaled": Scaled}
-_CALLEE_TYPES = {"local": Local, "imported": Imported, "self": SelfMethod, "method": Method, "unknown": Unknown}
-
-
-class _Encoder:
-    """Summaries as JSON-ready dicts."""
-
-    def __init__(self) -> None:
-        self.guards: dict[int, int] = {}
-        self.stmts: dict[int, int] = {}
-        self.guard_list: list[dict[str, Any]] = []
-
-    def module(self, m: ModuleSummary) -> dict[str, Any]:
-        functions = {k: self.function(p) for k, p in m.functions.items()}
-        return {
-            "name": m.name,
-            "path": m.path,
-            "guards": self.guard_list,
-            "functions": functions,
-            "classes": {k: self.cls(c) for k, c in m.classes.items()},
-            "exports": m.exports,
-            "script": m.script,
-        }
-
-    def cls(self, c: ClassInfo) -> dict[str, Any]:
-        return {
-            "key": c.key, "bases": list(c.bases), "methods": c.methods,
-            "attrs": {k: self.binding(b) for k, b in c.attrs.items()}, "escapes": sorted(c.escapes),
-        }
-
-    def function(self, p: FunctionProgram) -> dict[str, Any]:
-        return {
-            "key": p.key, "cls": p.cls, "params": list(p.params), "kwonly": list(p.kwonly),
-            "param_bindings": {k: self.binding(b) for k, b in p.param_bindings.items()},
-            "ops": [self.op(o) for o in p.ops], "self_name": p.self_name, "returns": p.returns,
-        }
-
-    def guard(self, g: GuardSpec) -> int:
-        i = self.guards.get(id(g))
-        if i is None:
-            i = self.guards[id(g)] = len(self.guard_list)
-            stmt = self.stmts.setdefault(g.stmt, len(self.stmts))
-            self.guard_list.append({"kind": g.kind, "branch": g.branch, "stmt": stmt, "test": g.test})
-        return i
-
-    def op(self, o: Op) -> dict[str, Any]:
-        return {
-            "kind": o.kind, "guards": [self.guard(g) for g in o.guards],
-            "callee": self.callee(o.callee) if o.callee is not None else None,
-            "args": [self.ref(a) if a is not None else None for a in o.args],
-            "kwargs": [[k, self.ref(v)] for k, v in o.kwargs], "star": o.star, "text": o.text,
-            "subject": o.subject, "checkpoint": o.checkpoint,
-        }
-
-    def callee(self, c: Callee) -> dict[str, Any]:
-        tag = next(k for k, t in _CALLEE_TYPES.items() if isinstance(c, t))
-        if isinstance(c, Method):
-            return {"t": tag, "recv": self.ref(c.recv), "name": c.name}
-        return {"t": tag, **c.__dict__}
-
-    def ref(self, r: Ref) -> dict[str, Any]:
-        tag = next(k for k, t in _REF_TYPES.items() if isinstance(r, t))
-        if isinstance(r, Scaled):
-            return {"t": tag, "scaler": self.ref(r.scaler), "text": r.text}
-        if isinstance(r, Member):
-            return {"t": tag, "base": self.ref(r.base), "name": r.name, "text": r.text}
-        if isinstance(r, Value):
-            return {"t": tag, "text": r.text, "binding": self.binding(r.binding), "qualname": r.qualname}
-        return {"t": tag, "name": r.name}
-
-    @staticmethod
-    def binding(b: Optional[BindingInfo]) -> Optional[dict[str, Any]]:
-        return None if b is None else {**b.__dict__, "toggles": list(b.toggles)}
-
-
-class _Decoder:
-    def __init__(self) -> None:
-        self.guards: list[GuardSpec] = []
-
-    def module(self, d: dict[str, Any]) -> ModuleSummary:
-        self.guards = [GuardSpec(g["kind"], g["branch"], g["stmt"], g["test"]) for g in d["guards"]]
-        return ModuleSummary(
-            d["name"],
-            {k: self.function(p) for k, p in d["functions"].items()},
-            {k: self.cls(c) for k, c in d["classes"].items()},
-            dict(d["exports"]),
-            d["path"],
-            d["script"],
-        )
-
-    def cls(self, d: dict[str, Any]) -> ClassInfo:
-        attrs = {k: b for k, v in d["attrs"].items() if (b := self.binding(v)) is not None}
-        return ClassInfo(d["key"], tuple(d["bases"]), dict(d["methods"]), attrs, frozenset(d["escapes"]))
-
-    def function(self, d: dict[str, Any]) -> FunctionProgram:
-        pb = {k: b for k, v in d["param_bindings"].items() if (b := self.binding(v)) is not None}
-        return FunctionProgram(
-            d["key"], d["cls"], tuple(d["params"]), tuple(d["kwonly"]), pb,
-            [self.op(o) for o in d["ops"]], d["self_name"], d["returns"],
-        )
-
-    def op(self, d: dict[str, Any]) -> Op:
-        return Op(
-            d["kind"], tuple(self.guards[i] for i in d["guards"]),
-            self.callee(d["callee"]) if d["callee"] is not None else None,
-            tuple(self.ref(a) if a is not None else None for a in d["args"]),
-            tuple((k, self.ref(v)) for k, v in d["kwargs"]), d["star"], d["text"], d["subject"], d["checkpoint"],
-        )
-
-    def callee(self, d: dict[str, Any]) -> Callee:
-        t = d["t"]
-        if t == "method":
-            return Method(self.ref(d["recv"]), d["name"])
-        return _CALLEE_TYPES[t](**{k: v for k, v in d.items() if k != "t"})
-
-    def ref(self, d: dict[str, Any]) -> Ref:
-        t = d["t"]
-        if t == "scaled":
-            return Scaled(self.ref(d["scaler"]), d["text"])
-        if t == "member":
-            return Member(self.ref(d["base"]), d["name"], d["text"])
-        if t == "value":
-            return Value(d["text"], self.binding(d["binding"]), d["qualname"])
-        return _REF_TYPES[t](d["name"])
-
-    @staticmethod
-    def binding(d: Optional[dict[str, Any]]) -> Optional[BindingInfo]:
-        return None if d is None else BindingInfo(**{**d, "toggles": tuple(d["toggles"])})
+_TAGGED = (Param, Attr, Value, Member, Scaled, Local, Imported, SelfMethod, Method, Unknown)

@@ -22,25 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
+from ampcheck.lint import kinds
 from ampcheck.lint.digests import FileDigests, Reader, file_hash, read_regular
 from ampcheck.lint.source import SourceError, decode_source, too_large
 
 if TYPE_CHECKING:  # the program model needs libcst; finding the root must not
     from ampcheck.lint.program import ClassInfo, FunctionProgram, ModuleSummary
 
-# Bases whose subclasses are what the step sequences already know by kind.
-_BASE_KINDS = {
-    "torch.nn.Module": "model",
-    "torch.nn.modules.module.Module": "model",
-    "torch.optim.Optimizer": "optimizer",
-    "torch.optim.optimizer.Optimizer": "optimizer",
-    "torch.amp.GradScaler": "scaler",
-    "torch.cuda.amp.GradScaler": "scaler",
-    "torch.amp.grad_scaler.GradScaler": "scaler",
-    "torch.cuda.amp.grad_scaler.GradScaler": "scaler",
-    "torch.distributed.fsdp.sharded_grad_scaler.ShardedGradScaler": "scaler",
-    "torch.distributed.fsdp.ShardedGradScaler": "scaler",
-}
 _MAX_EXPORT_HOPS = 8
 # folders that hold installed code or build output, never the project's own modules
 _NEVER_PROJECT = frozenset({"__pycache__", "node_modules", "site-packages", "build", "dist", "venv", "env"})
@@ -339,9 +327,7 @@ class Project:
         """"model", "optimizer" or "scaler" for a subclass of nn.Module, Optimizer, GradScaler."""
         for m, c in self.mro(module, cls):
             for base in c.bases:
-                kind = _BASE_KINDS.get(base)
-                if kind is None and base.endswith(("nn.Module", ".Module")) and "torch" in base:
-                    kind = "model"
+                kind = kinds.base_kind(base)
                 if kind is not None:
                     return kind
         return None

@@ -31,34 +31,54 @@ API (facet `model.steps`):
   there), to tell a helper's own bug from one its caller makes.
 - `exclusive(a, b)`: two events on different branches of one `if` never run together.
 
-Kinds: scaled_backward, backward, unscale, grad_use, scaler_step, opt_step, update, zero_grad,
-save, autograd_grad, nonfinite (a check or repair of inf/NaN), opaque.
+Kinds (`EventKind`): scaled_backward, backward, unscale, grad_use, scaler_step, opt_step,
+update (`scaler.update()`: reads the inf checks recorded since the last update and grows or
+backs off the scale), set_scale (`scaler.update(new_scale)`: sets the scale and, like update,
+makes every optimizer READY again, but reads no inf check), zero_grad, save, autograd_grad,
+nonfinite (a check or repair of inf/NaN), opaque.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from functools import cached_property
 from typing import TYPE_CHECKING, Iterator, Optional, Union
 
-from ampcheck.lint.bindings import OPTIMIZER_NAMES, SCALER_QUALNAMES, named_like_optimizer
+from ampcheck.lint.kinds import framework_backward, is_optimizer_class, is_scaler_class, named_like_optimizer, scaler_shaped
 from ampcheck.lint.program import (
-    Attr, BindingInfo, ClassInfo, FunctionProgram, GuardSpec, Imported, Local, Member, Method, ModuleSummary,
-    Op, Param, Ref, Scaled, SelfMethod, Value,
+    Attr, BindingInfo, Branch, ClassInfo, FunctionProgram, GuardKind, GuardSpec, Imported, Local, Member, Method,
+    ModuleSummary, Op, OpKind, Param, Ref, Scaled, SelfMethod, Test, Value,
 )
 from ampcheck.lint.project import Project
 
 if TYPE_CHECKING:
     from ampcheck.lint.regions import AutocastRegion, Regions
 
-KINDS = (
-    "scaled_backward", "backward", "unscale", "grad_use", "scaler_step", "opt_step",
-    "update", "zero_grad", "save", "autograd_grad", "nonfinite", "opaque",
-)
+
+
+class EventKind(StrEnum):
+    """What an event does (a str, so an op kind of the program reads as its event kind)."""
+
+    SCALED_BACKWARD = "scaled_backward"
+    BACKWARD = "backward"
+    UNSCALE = "unscale"
+    GRAD_USE = "grad_use"
+    SCALER_STEP = "scaler_step"
+    OPT_STEP = "opt_step"
+    UPDATE = "update"
+    SET_SCALE = "set_scale"
+    ZERO_GRAD = "zero_grad"
+    SAVE = "save"
+    AUTOGRAD_GRAD = "autograd_grad"
+    NONFINITE = "nonfinite"
+    OPAQUE = "opaque"
+
+
+KINDS = tuple(EventKind)
 _MAX_DEPTH = 6
 _MAX_EVENTS = 4000
-_SCALER_METHODS = {"unscale_": "unscale", "step": "scaler_step", "update": "update"}
-_ENGINE_WORDS = ("accelerator", "engine", "fabric", "model", "trainer", "wrapper", "runner")
+_SCALER_METHODS = {"unscale_": EventKind.UNSCALE, "step": EventKind.SCALER_STEP, "update": EventKind.UPDATE}
 _HANDED_KINDS = ("scaler", "optimizer", "opaque")
 # a helper named for a part of the step (`dispatch_clip_grad(parameters, ...)`) is read even
 # when what it is handed (a parameter list) says nothing
@@ -87,19 +107,23 @@ class Guard:
     via: tuple[Call, ...] = ()
 
     @property
-    def branch(self) -> str:
+    def branch(self) -> Branch:
         return self.spec.branch
+
+    @property
+    def side(self) -> tuple[Branch, int]:
+        return self.spec.side
 
     @property
     def is_loop(self) -> bool:
         return self.spec.is_loop
 
     @property
-    def test(self) -> Optional[str]:
+    def test(self) -> Optional[Test]:
         return self.spec.test
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> GuardKind:
         return self.spec.kind
 
     @property
@@ -107,14 +131,14 @@ class Guard:
         """What decides the branch: an `if` test by its text (two `if`s with the same test in
         one call of a function decide alike: `if step_now: unscale_ ... if step_now: update`),
         anything else by its statement."""
-        if self.spec.kind == "if" and self.spec.test is not None:
-            return (self.path, self.via, "test", self.spec.test)
+        if self.spec.kind is GuardKind.IF and self.spec.test is not None:
+            return (self.path, self.via, "test", self.spec.test.text)
         return (self.path, self.via, "stmt", self.spec.stmt)
 
 
 @dataclass(frozen=True, eq=False)
 class Event:
-    kind: str
+    kind: EventKind
     op: Op
     path: str
     guards: tuple[Guard, ...] = ()
@@ -149,7 +173,7 @@ class Event:
         """An opaque `accelerator.backward(loss)` / `engine.backward(loss)`: a backward all the
         same, run by a framework that scales the loss itself."""
         callee = self.op.callee
-        return self.kind == "opaque" and isinstance(callee, (Method, SelfMethod)) and callee.name == "backward"
+        return self.kind is EventKind.OPAQUE and isinstance(callee, (Method, SelfMethod)) and callee.name == "backward"
 
     @property
     def loops(self) -> tuple[Guard, ...]:
@@ -163,10 +187,10 @@ class Event:
 
 def separating(a: Event, b: Event) -> list[Guard]:
     """The guards of `b` whose condition sends `a` down another branch (an `if` or `match`)."""
-    branches = {g.condition: g.branch for g in a.guards if not g.is_loop}
+    sides = {g.condition: g.side for g in a.guards if not g.is_loop}
     return [
         g for g in b.guards
-        if branches.get(g.condition, g.branch) != g.branch and g.kind in ("if", "match")
+        if sides.get(g.condition, g.side) != g.side and g.kind in (GuardKind.IF, GuardKind.MATCH)
     ]
 
 
@@ -243,7 +267,7 @@ class StepEvents:
             return events
         return [
             replace(e, scaler=names.get(e.scaler, e.scaler)) if e.scaler is not None
-            else replace(e, target=frozenset(names.get(t, t) for t in e.target)) if e.kind == "opaque" and isinstance(e.target, frozenset)
+            else replace(e, target=frozenset(names.get(t, t) for t in e.target)) if e.kind is EventKind.OPAQUE and isinstance(e.target, frozenset)
             else e
             for e in events
         ]
@@ -283,12 +307,24 @@ class StepEvents:
 
     @cached_property
     def _roots(self) -> list[tuple[FunctionProgram, list[Event]]]:
+        """The file's own roots and its callers' (other modules'). A function whose
+        parameter receives GradScaler calls is what its callers hand it: once a caller in
+        the project reaches it, it is judged there only (a `grad_scaler` every caller passes
+        as `None` is no scaler); with no caller it stays a root, its parameter "maybe"."""
+        callers = list(self._caller_roots())
+        reached = {e.function for _, events in callers for e in events if e.path == self.path and e.via}
         found = []
         for fn, frame in self._root_frames(self.home):
+            if fn.key and fn.key in reached and _scaler_param(fn):
+                continue
             out = self._sequence(frame, follow=True)
-            if any(e.path == self.path for e in out):
+            if any(self._touches(e) for e in out):
                 found.append((fn, out))
-        return found + list(self._caller_roots())
+        return found + callers
+
+    def _touches(self, e: Event) -> bool:
+        """Whether an event is written in this file or reached through a call written here."""
+        return e.path == self.path or any(c.path == self.path for c in e.via)
 
     def _root_frames(self, module: ModuleSummary) -> Iterator[tuple[FunctionProgram, _Frame]]:
         """Where a module's training steps start: its body, every function nothing in it
@@ -309,7 +345,7 @@ class StepEvents:
         for fn in module.functions.values():
             frame = self._root_frame(module, fn)
             for op in fn.ops:
-                if op.kind != "call" or op.callee is None:
+                if op.kind is not OpKind.CALL or op.callee is None:
                     continue
                 target = self._static_target(op, frame)
                 if target is not None and target is not fn:
@@ -377,13 +413,18 @@ class StepEvents:
                 if any(e.path == self.path for e in out):
                     yield fn, out
 
+    def has_caller_context(self) -> bool:
+        """Whether some function here means what its callers in other modules hand it (a
+        backward a caller may have meant to scale, a scaler-shaped call on a parameter)."""
+        return not self.home.script and any(fn.key for fn in self._in_context())
+
     def _in_context(self) -> list[FunctionProgram]:
         """The functions of this file whose meaning depends on a caller, and the functions of
         this file that call them (what another module calls may be any of those)."""
         functions = list(self.home.functions.values())
         found = {id(fn) for fn in functions if self._depends_on_caller(fn)}
         targets = {
-            id(fn): [t for op in fn.ops if op.kind == "call" for t in [self._static_target(op, self._root_frame(self.home, fn))] if t is not None]
+            id(fn): [t for op in fn.ops if op.kind is OpKind.CALL for t in [self._static_target(op, self._root_frame(self.home, fn))] if t is not None]
             for fn in functions
         }
         changed = True
@@ -400,20 +441,24 @@ class StepEvents:
         GradScaler, a scaler parameter, or a backward: what the function does depends on
         what its caller hands it or how its object is used."""
         handed = (*(fn.params[1:] if fn.self_name is not None else fn.params), *fn.kwonly)
-        if any("scaler" in p.lower() or (fn.param_bindings.get(p) or BindingInfo("")).kind == "scaler" for p in handed):
+        if any((fn.param_bindings.get(p) or BindingInfo("")).kind == "scaler" for p in handed):
             return True
+        cls = self.home.classes.get(fn.cls) if fn.cls is not None else None
         for op in fn.ops:
             callee = op.callee
-            if not isinstance(callee, Method) or callee.name not in ("step", "update", "unscale_", "backward"):
+            if not isinstance(callee, Method):
                 continue
             if callee.name == "backward":
                 return True
-            recv = callee.recv
+            if not scaler_shaped(callee.name, len(op.args)):
+                continue
+            recv = callee.recv.scaler if isinstance(callee.recv, Scaled) else callee.recv
+            if isinstance(recv, Param) and recv.name in handed:
+                return True  # what it is, its callers say
             if isinstance(recv, Attr) and recv.name:
-                cls = self.home.classes.get(fn.cls) if fn.cls is not None else None
                 b = cls.attrs.get(recv.name) if cls is not None else None
-                if "scaler" in recv.name.lower() or (b is not None and b.kind == "scaler"):
-                    return True
+                if b is None or b.kind in ("scaler", "instance"):
+                    return True  # set where this file cannot see, or a scaler the object holds
         return False
 
     # -- replay ------------------------------------------------------------------------------------
@@ -422,12 +467,12 @@ class StepEvents:
             if len(out) > _MAX_EVENTS:
                 return
             guards = frame.guards + tuple(Guard(g, frame.module.path, frame.via) for g in op.guards)
-            if op.kind == "call":
+            if op.kind is OpKind.CALL:
                 self._call(op, frame, guards, out, follow)
             else:
-                out.append(self._event(op.kind, op, frame, guards))
+                out.append(self._event(EventKind(op.kind), op, frame, guards))
 
-    def _event(self, kind: str, op: Op, frame: _Frame, guards: tuple[Guard, ...], **kw: object) -> Event:
+    def _event(self, kind: EventKind, op: Op, frame: _Frame, guards: tuple[Guard, ...], **kw: object) -> Event:
         return Event(kind, op, frame.module.path, guards, frame.via, function=frame.fn.key, home=self, **kw)  # type: ignore[arg-type]
 
     def _call(self, op: Op, frame: _Frame, guards: tuple[Guard, ...], out: list[Event], follow: bool) -> None:
@@ -479,20 +524,22 @@ class StepEvents:
         if name == "backward":
             scaled = self._scaler(recv.scaled_by) if recv.scaled_by is not None else None
             if scaled is not None:
-                out.append(self._event("scaled_backward", op, frame, guards, scaler=scaled[0], binding=scaled[1], spelled=_spelling(op, scaled=True)))
-            elif positional and (not _tensor_like(recv.text) or self._is_optimizer(recv)):
+                out.append(self._event(EventKind.SCALED_BACKWARD, op, frame, guards, scaler=scaled[0], binding=scaled[1], spelled=_spelling(op, scaled=True)))
+            elif positional and (framework_backward(recv.text) or self._is_optimizer(recv)):
                 # accelerator.backward(loss), engine.backward(loss), fairseq's
                 # optimizer.backward(loss): the framework scales
                 if not (resolve and self._follow_method(op, recv, name, frame, guards, out, follow)):
-                    out.append(self._event("opaque", op, frame, guards, target=frozenset({recv.text or "backward"})))
+                    out.append(self._event(EventKind.OPAQUE, op, frame, guards, target=frozenset({recv.text or "backward"})))
             else:
-                out.append(self._event("backward", op, frame, guards))
+                out.append(self._event(EventKind.BACKWARD, op, frame, guards))
             return
         scaler = self._scaler(recv)
         if scaler is not None:
             kind = _SCALER_METHODS.get(name)
             opt_ref = positional[0] if positional else dict(op.kwargs).get("optimizer")
-            if kind is not None and (kind == "update" or opt_ref is not None):
+            if kind == EventKind.UPDATE and _sets_scale(op):
+                kind = EventKind.SET_SCALE
+            if kind is not None and (kind in (EventKind.UPDATE, EventKind.SET_SCALE) or opt_ref is not None):
                 opt = self.val(opt_ref, frame) if opt_ref is not None else None
                 out.append(self._event(
                     kind, op, frame, guards, scaler=scaler[0], binding=scaler[1], spelled=_spelling(op),
@@ -502,9 +549,9 @@ class StepEvents:
         if resolve and self._follow_method(op, recv, name, frame, guards, out, follow):
             return
         if name == "step" and self._is_optimizer(recv):
-            out.append(self._event("opt_step", op, frame, guards, target=recv.text))
+            out.append(self._event(EventKind.OPT_STEP, op, frame, guards, target=recv.text))
         elif name == "zero_grad":
-            out.append(self._event("zero_grad", op, frame, guards, target=recv.text))
+            out.append(self._event(EventKind.ZERO_GRAD, op, frame, guards, target=recv.text))
         else:
             self._opaque(op, frame, guards, out)
 
@@ -575,14 +622,17 @@ class StepEvents:
             if v.kind in _HANDED_KINDS or self._scaler(v) is not None or self._is_optimizer(v):
                 handed.add(v.ident)
         if handed:
-            out.append(self._event("opaque", op, frame, guards, target=frozenset(handed)))
+            out.append(self._event(EventKind.OPAQUE, op, frame, guards, target=frozenset(handed)))
 
     # -- what a reference is -------------------------------------------------------------------------
     def val(self, ref: Ref, frame: _Frame) -> Val:
         if isinstance(ref, Param):
+            b = frame.fn.param_bindings.get(ref.name)  # what it is by itself (annotation, use)
             if ref.name in frame.args:
-                return frame.args[ref.name]
-            b = frame.fn.param_bindings.get(ref.name)  # no caller says: what it is by itself
+                v = frame.args[ref.name]
+                if b is not None and b.kind == "scaler" and v.binding is None and v.cls is None and v.qualname is None and v.text not in (None, "None"):
+                    return replace(v, binding=b)  # a value the caller cannot say more of, used as a GradScaler here
+                return v
             return self._bound(ref.name, b, frame.module, self_cls=frame.self_cls)
         if isinstance(ref, Attr):
             if not ref.name:
@@ -590,7 +640,8 @@ class StepEvents:
             return self._member(f"self.{ref.name}", frame.self_cls, ref.name, frame.module)
         if isinstance(ref, Member):
             base = self.val(ref.base, frame)
-            return self._member(ref.text, base.cls, ref.name, frame.module)
+            v = self._member(ref.text, base.cls, ref.name, frame.module)
+            return replace(v, binding=ref.binding) if v.binding is None and v.cls is None and ref.binding is not None else v
         if isinstance(ref, Scaled):
             return Val(ref.text, scaled_by=self.val(ref.scaler, frame))
         return self._bound(ref.text, ref.binding, frame.module, ref.qualname, frame.self_cls)
@@ -660,18 +711,16 @@ class StepEvents:
         return self.project.find_class(qualified, module)
 
     def _scaler(self, v: Val) -> Optional[tuple[str, Optional[BindingInfo]]]:
-        """(identity, binding) of a GradScaler: bound to one, or named like one and bound nowhere
-        the project shows."""
+        """(identity, binding) of a GradScaler (kinds.py): bound to one (constructed, annotated,
+        inferred from use, or handed in by a caller), or an object of a project subclass of one.
+        Its name says nothing."""
         if v.text is None:
             return None
-        if v.binding is not None:
-            return (v.ident, v.binding) if v.binding.kind == "scaler" else None  # type: ignore[return-value]
-        if v.cls is not None:
-            if self.project.base_kind(*v.cls) == "scaler":
-                return v.ident, BindingInfo("scaler", enabled=None, inferred=True)  # type: ignore[return-value]
-            return None
-        if v.qualname is None and "scaler" in v.text.rsplit(".", 1)[-1].lower():
-            return v.text, None
+        if v.binding is not None and v.binding.kind == "scaler":
+            return v.ident, v.binding  # type: ignore[return-value]
+        if v.cls is not None and self.project.base_kind(*v.cls) == "scaler":
+            enabled = v.binding.enabled if v.binding is not None and v.binding.kind != "instance" else None
+            return v.ident, BindingInfo("scaler", enabled=enabled, inferred=v.binding is None)  # type: ignore[return-value]
         return None
 
     def _is_optimizer(self, v: Val) -> bool:
@@ -685,19 +734,35 @@ class StepEvents:
 
 
 def _external_instance(qualname: str, b: BindingInfo) -> Optional[BindingInfo]:
-    if qualname in SCALER_QUALNAMES:
+    if is_scaler_class(qualname):
         return BindingInfo("scaler", qualname, None if b.enabled is not False else False)
-    last = qualname.rsplit(".", 1)[-1]
     if qualname.startswith("torch.optim.") and not qualname.startswith("torch.optim.lr_scheduler"):
         return BindingInfo("optimizer", qualname)
-    return BindingInfo("optimizer", qualname) if last in OPTIMIZER_NAMES else None
+    return BindingInfo("optimizer", qualname) if is_optimizer_class(None, qualname.rsplit(".", 1)[-1]) else None
+
+
+def _scaler_param(fn: FunctionProgram) -> bool:
+    """Whether a parameter of `fn` receives a call a GradScaler makes (`sc.step(opt)`)."""
+    for op in fn.ops:
+        callee = op.callee
+        if isinstance(callee, Method) and scaler_shaped(callee.name, len(op.args)):
+            recv = callee.recv.scaler if isinstance(callee.recv, Scaled) else callee.recv
+            if isinstance(recv, Param):
+                return True
+    return False
+
+
+def _sets_scale(op: Op) -> bool:
+    """`scaler.update(new_scale)` / `update(new_scale=...)`: an argument other than `None`."""
+    given = [*op.args, *(v for k, v in op.kwargs if k == "new_scale")]
+    return bool(given) and not (len(given) == 1 and isinstance(given[0], Value) and given[0].text == "None")
 
 
 def _steps_train(fn: FunctionProgram) -> bool:
     """Whether a function does any of a training step itself (backward, a step, an update,
     unscale_, zero_grad, a gradient read or clip)."""
     return any(
-        op.kind == "grad_use" or (isinstance(op.callee, Method) and op.callee.name in _TRAINING_METHODS)
+        op.kind is OpKind.GRAD_USE or (isinstance(op.callee, Method) and op.callee.name in _TRAINING_METHODS)
         for op in fn.ops
     )
 
@@ -713,10 +778,3 @@ def _spelling(op: Op, scaled: bool = False) -> Optional[str]:
     if isinstance(recv, Attr):
         return f"self.{recv.name}" if recv.name else "self"
     return recv.text if isinstance(recv, (Value, Member)) else None
-
-
-def _tensor_like(text: Optional[str]) -> bool:
-    """A receiver that names a tensor rather than an engine (`loss`, `out.sum()`)."""
-    last = (text or "").rsplit(".", 1)[-1].lower()
-    return last != "self" and not any(w in last for w in _ENGINE_WORDS)
-

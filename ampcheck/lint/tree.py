@@ -6,7 +6,6 @@ through the import table, positions), so nothing walks the tree twice.
 """
 from __future__ import annotations
 
-import ast
 from functools import cached_property
 from typing import Any, Callable, Iterator, Mapping, Optional, Union
 
@@ -363,12 +362,9 @@ class SourceTree(_Indexes):
 
     def condition_text(self, test: cst.BaseExpression) -> str:
         """A condition's source in one canonical spelling, so two tests written with other
-        quotes, spacing or line breaks (`== 'fsdp'`, `== "fsdp"`) read as the same test."""
-        code = self.code_for(test)
-        try:
-            return ast.unparse(ast.parse(code.strip(), mode="eval"))
-        except (SyntaxError, ValueError, RecursionError):
-            return " ".join(code.split())
+        quotes, spacing, parentheses or line breaks (`== 'fsdp'`, `== "fsdp"`) read as the same
+        test: printed from the tree, strings by their value."""
+        return _Canonical(self).text(test)
 
     def children(self, node: cst.CSTNode) -> list[cst.CSTNode]:
         """`node.children`, in the same order, read from the parents index: libcst's own
@@ -391,6 +387,55 @@ class SourceTree(_Indexes):
         if found is None:
             found = self._codes[node] = self.module.code_for_node(node)
         return found
+
+
+class _Canonical:
+    """One spelling of an expression: names, attributes, calls, operators and literals
+    printed from the tree (parentheses kept only around operations, so `(a and b)` and
+    `a and (b)` differ only where they mean different things); anything else by its source
+    with its whitespace collapsed."""
+
+    def __init__(self, tree: SourceTree) -> None:
+        self.tree = tree
+
+    def text(self, node: cst.CSTNode, depth: int = 0) -> str:
+        if depth > 50:
+            return self._source(node)
+        t = type(node)
+        sub = lambda n: self.text(n, depth + 1)  # noqa: E731
+        if t is cst.Name:
+            return node.value  # type: ignore[attr-defined]
+        if t is cst.Attribute:
+            return f"{sub(node.value)}.{node.attr.value}"  # type: ignore[attr-defined]
+        if t in (cst.Integer, cst.Float, cst.Imaginary):
+            return node.value  # type: ignore[attr-defined]
+        if t is cst.SimpleString:
+            return repr(node.evaluated_value)  # type: ignore[attr-defined]
+        if t is cst.Call:
+            return f"{sub(node.func)}({', '.join(self._arg(a, depth) for a in node.args)})"  # type: ignore[attr-defined]
+        if t is cst.Comparison:
+            rest = "".join(f" {self._source(c.operator)} {sub(c.comparator)}" for c in node.comparisons)  # type: ignore[attr-defined]
+            return f"({sub(node.left)}{rest})"  # type: ignore[attr-defined]
+        if t in (cst.BooleanOperation, cst.BinaryOperation):
+            return f"({sub(node.left)} {self._source(node.operator)} {sub(node.right)})"  # type: ignore[attr-defined]
+        if t is cst.UnaryOperation:
+            op = self._source(node.operator)  # type: ignore[attr-defined]
+            return f"({op}{' ' if op == 'not' else ''}{sub(node.expression)})"  # type: ignore[attr-defined]
+        if t is cst.Subscript:
+            return f"{sub(node.value)}[{', '.join(self._source(e) for e in node.slice)}]"  # type: ignore[attr-defined]
+        if t in (cst.Tuple, cst.List):
+            inner = ", ".join(sub(e.value) for e in node.elements)  # type: ignore[attr-defined]
+            return f"({inner})" if t is cst.Tuple else f"[{inner}]"
+        return self._source(node)
+
+    def _arg(self, a: cst.Arg, depth: int) -> str:
+        value = self.text(a.value, depth + 1)
+        if a.keyword is not None:
+            return f"{a.keyword.value}={value}"
+        return f"{a.star}{value}"
+
+    def _source(self, node: cst.CSTNode) -> str:
+        return " ".join(self.tree.code_for(node).split())
 
 
 def _stem(path: str) -> str:

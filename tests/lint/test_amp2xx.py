@@ -88,3 +88,11 @@ def test_fsdp1_wrapper_with_plain_grad_scaler_is_flagged() -> None:
 
 def test_fsdp2_fully_shard_with_plain_scaler_and_fsdp1_with_sharded_scaler_are_silent() -> None:
     _assert_clean("clean_fsdp2_plain_scaler.py")
+
+
+def test_float16_backward_whose_gradients_nothing_uses_is_not_flagged() -> None:
+    _assert_clean("clean_fp16_backward_only_timed.py")
+
+
+def test_float16_backward_whose_gradients_a_helper_steps_on_is_flagged() -> None:
+    _assert_marked("amp201_fp16_backward_helper_steps.py")

@@ -1,15 +1,15 @@
-"""The pre-filter's optimizer needles stay in step with what the program model calls an
+"""The pre-filter's optimizer needles stay in step with what kinds.py calls an
 optimizer: fp16 parameters matter (AMP204/AMP205) only to a file that builds one."""
 from __future__ import annotations
 
 import pytest
 
-from ampcheck.lint import bindings, prefilter
+from ampcheck.lint import kinds, prefilter
 
 HALF_MODEL = "import torch\nmodel = Net().half()\n"
 
 
-@pytest.mark.parametrize("name", sorted(bindings.OPTIMIZER_NAMES))
+@pytest.mark.parametrize("name", sorted(kinds.OPTIMIZER_NAMES))
 def test_every_optimizer_name_bindings_knows_lets_an_fp16_file_through(name: str) -> None:
     assert prefilter.may_have_findings(f"{HALF_MODEL}opt = {name}(model.parameters())\n")
 

@@ -10,17 +10,11 @@ from ampcheck.findings import Finding
 from ampcheck.lint.bindings import Binding
 from ampcheck.lint.casts import Cast
 from ampcheck.lint.checks import check
+from ampcheck.lint.kinds import plain_cuda_scaler
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import dotted
+from ampcheck.lint.steps import Event
 
-_PLAIN_SCALERS = frozenset(
-    {
-        "torch.amp.GradScaler",
-        "torch.amp.grad_scaler.GradScaler",
-        "torch.cuda.amp.GradScaler",
-        "torch.cuda.amp.grad_scaler.GradScaler",
-    }
-)
 _FSDP1 = frozenset(
     {
         "torch.distributed.fsdp.FullyShardedDataParallel",
@@ -30,6 +24,8 @@ _FSDP1 = frozenset(
     }
 )
 _ADAM = frozenset({"torch.optim.Adam", "torch.optim.AdamW", "torch.optim.adam.Adam", "torch.optim.adamw.AdamW", "Adam", "AdamW"})
+# What uses the gradients of a backward: a step, a read or clip, a hand-off of the optimizer.
+_GRADIENT_USERS = frozenset({"opt_step", "scaler_step", "grad_use", "unscale", "opaque"})
 _ADAM_EPS_POS = 3  # Adam(params, lr, betas, eps, ...)
 _FP16_SMALLEST_SUBNORMAL = 6e-8
 _MASTER_WEIGHT_WRAPPER = re.compile(r"fp16_?optimizer|master", re.I)
@@ -58,19 +54,33 @@ def fp16_without_scaler(model: FileModel) -> Iterable[Finding]:
 def _backward_follows(model: FileModel, node: cst.CSTNode) -> bool:
     """A backward on a loss tensor in the same function (or module body) as the region, at or
     after it and not on the other branch of an `if` (ConvNeXt's `if use_amp: ... else:
-    loss.backward()`), written there or in a same-file helper called there. A loss handed to a
+    loss.backward()`), written there or in a same-file helper called there, whose gradients
+    something then uses: an optimizer step, a gradient read or clip, or an optimizer handed
+    on (a backward only timed, in a benchmark, underflows into nothing). A loss handed to a
     framework (`accelerator.backward(loss)`) is the framework's to scale, and a scaled
     backward means a scaler exists."""
     fn = node if isinstance(node, cst.FunctionDef) else model.enclosing_function(node)
     start = model.range(node).start.line
+    for _, events in model.steps.roots():
+        for i, e in enumerate(events):
+            if e.kind not in ("backward", "autograd_grad") or not _gradients_used(events, i):
+                continue
+            for at in (e.node, *(c.op.node for c in e.via)):
+                if (
+                    at is not None and model.owns(at) and model.enclosing_function(at) is fn
+                    and model.range(at).start.line >= start and not model.exclusive_branches(node, at)
+                ):
+                    return True
+    return False
+
+
+def _gradients_used(events: list[Event], i: int) -> bool:
+    """Whether the gradients of the backward `events[i]` reach a step, a read or a hand-off:
+    an event after it in its sequence, or one in the loop it repeats in (the next pass)."""
+    loop = events[i].loops[-1] if events[i].loops else None
     return any(
-        model.enclosing_function(at) is fn and model.range(at).start.line >= start
-        and not model.exclusive_branches(node, at)
-        for _, events in model.steps.roots()
-        for e in events
-        if e.kind in ("backward", "autograd_grad")
-        for at in (e.node, *(c.op.node for c in e.via))
-        if at is not None and model.owns(at)
+        e.kind in _GRADIENT_USERS and (j > i or (loop is not None and loop in e.loops))
+        for j, e in enumerate(events)
     )
 
 
@@ -216,7 +226,7 @@ def fsdp1_with_plain_scaler(model: FileModel) -> Iterable[Finding]:
         return
     seen: set[int] = set()
     for scaler in model.bindings.of_kind("scaler"):
-        if scaler.qualname not in _PLAIN_SCALERS or scaler.enabled is False or id(scaler.node) in seen:
+        if not plain_cuda_scaler(scaler.qualname) or scaler.enabled is False or id(scaler.node) in seen:
             continue
         owner = _owner(model, scaler.node)
         together = [

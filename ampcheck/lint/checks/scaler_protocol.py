@@ -9,7 +9,6 @@ two calls' conditions differ.
 """
 from __future__ import annotations
 
-import ast
 import itertools
 import re
 from dataclasses import dataclass
@@ -19,26 +18,26 @@ import libcst as cst
 
 from ampcheck.findings import Finding
 from ampcheck.lint.checks import check
-from ampcheck.lint.bindings import named_like_optimizer
+from ampcheck.lint.kinds import is_scaler_class, scaler_shaped
 from ampcheck.lint.model import FileModel
-from ampcheck.lint.program import BindingInfo as Binding
+from ampcheck.lint.program import BindingInfo as Binding, Branch, GuardKind, Test
 from ampcheck.lint.steps import Event, Guard, exclusive, separating
 
 # Conditions that switch AMP on and off; the branches they pick are the scaler's own states.
 _AMP_TOGGLE = re.compile(r"amp|fp16|half|mixed|scal(er|ing)|precision|autocast|dtype|float16", re.I)
-_SCALER_EVENTS = ("scaled_backward", "unscale", "scaler_step", "update")
+_SCALER_EVENTS = ("scaled_backward", "unscale", "scaler_step", "update", "set_scale")
 _NOT_SCALERS = frozenset({"model", "loss", "optimizer", "scheduler"})
 _LR_SCHEDULE = re.compile(r"sched|(^|[._])lr(_|$)|_lr\b|warmup|learning_rate", re.I)
-_PER_OPTIMIZER = re.compile(r"optim|\bopt_?(idx|id|i|index)\b", re.I)
-_NONFINITE_TEST = re.compile(r"isfinite|isnan|isinf|\bnan\b|\binf\b|finite|found_inf", re.I)
+_PER_OPTIMIZER = re.compile(r"optim|^opt_?(idx|id|i|index)$", re.I)
+_NONFINITE_WORD = re.compile(r"^(isfinite|isnan|isinf|nan|inf|finite|found_inf|all_finite|is_finite)$|finite", re.I)
 
 
 class Cond(NamedTuple):
     """A condition an event runs under: which one (`Guard.condition`), which way, its test."""
 
     key: tuple
-    branch: str
-    test: Optional[str]
+    side: tuple[Branch, int]
+    test: Optional[Test]
 
 
 @dataclass
@@ -56,6 +55,15 @@ class _Step:
 
     def of(self, kind: str, scaler: Optional[str] = None) -> list[Event]:
         return [e for e in self.events if e.kind == kind and (scaler is None or e.scaler == scaler)]
+
+    def resets(self, scaler: str) -> list[Event]:
+        """The calls that make every optimizer of `scaler` READY again: `update()` and
+        `update(new_scale)`, in order."""
+        return [e for e in self.events if e.kind in ("update", "set_scale") and e.scaler == scaler]
+
+    def recorders(self, scaler: str) -> list[Event]:
+        """The calls that record an inf check for `update()` to read: `unscale_` and `step`."""
+        return [e for e in self.events if e.kind in ("unscale", "scaler_step") and e.scaler == scaler]
 
     def scalers(self) -> dict[str, Optional[Binding]]:
         """The scalers judged here: used, and not certainly disabled."""
@@ -102,7 +110,10 @@ class _Step:
         when a check it sits under passes (`if torch.isfinite(norm): opt.step()`)."""
         if any(x.kind == "nonfinite" for x in self.between(a, b)):
             return True
-        return any(g.test is not None and g.kind != "for" and _NONFINITE_TEST.search(g.test) for g in b.guards)
+        return any(
+            g.test is not None and g.kind is not GuardKind.FOR and any(_NONFINITE_WORD.search(w) for w in g.test.words())
+            for g in b.guards
+        )
 
     def training_loops(self, e: Event) -> tuple[Guard, ...]:
         """The loops around `e` that back-propagate (not a loop over the optimizers)."""
@@ -116,8 +127,8 @@ class _Step:
     def conditions(self, e: Event, scaler: Optional[Binding], text: str) -> frozenset["Cond"]:
         """The conditions that decide whether `e` runs, less those that switch AMP itself."""
         return frozenset(
-            Cond(g.condition, g.branch, g.test) for g in e.guards
-            if not g.is_loop and g.branch not in ("except", "retry") and not self.is_toggle(g, scaler, text)
+            Cond(g.condition, g.side, g.test) for g in e.guards
+            if not g.is_loop and g.branch not in (Branch.EXCEPT, Branch.RETRY) and not self.is_toggle(g, scaler, text)
         )
 
     def alternative(self, a: Event, b: Event, scaler: Optional[Binding], text: str) -> bool:
@@ -126,35 +137,62 @@ class _Step:
         return any(self.is_toggle(g, scaler, text) for g in separating(a, b))
 
     def is_toggle(self, g: Guard, scaler: Optional[Binding], text: str) -> bool:
-        code = g.test
-        if code is None:
+        """A condition on the scaler itself (`if scaler is not None:`, `scaler.is_enabled()`),
+        on a name its `enabled=` reads, or on a word that switches AMP (`use_amp`, `args.fp16`,
+        `precision == "16-mixed"`)."""
+        test = g.test
+        if test is None:
             return False
-        if text in code or _AMP_TOGGLE.search(code):
+        if any(n == text or n.startswith(text + ".") for n in test.names):
             return True
-        toggles = scaler.toggles if scaler is not None else ()
-        return any(re.search(rf"\b{re.escape(n)}\b", code) for n in toggles)
+        if any(_AMP_TOGGLE.search(w) for w in test.words()):
+            return True
+        toggles = set(scaler.toggles) if scaler is not None else set()
+        return any(n in toggles for n in test.names)
 
 
 def _roots(model: FileModel) -> Iterator[tuple[object, list[Event]]]:
     """The step sequences, or none in a file where no GradScaler can appear: every AMP1xx rule
     is about one, and following the calls of a large scaler-free file into the project costs
-    more than parsing it. A GradScaler is a binding (inferred from use included), or a name
-    saying "scaler" that nothing binds to something else (a time-series `self.scaler =
-    MeanScaler(config)` module is no loss scaler)."""
-    if not model.bindings.of_kind("scaler") and not _scaler_names(model):
+    more than parsing it. A GradScaler can appear where one is bound (inferred from use
+    included, or an object of a project class that is one), where a call a GradScaler makes
+    (`x.step(opt)`, `x.update()`) goes to a receiver this file does not bind to something
+    else, or in a function whose callers in the project hand it one (it back-propagates or
+    works a parameter): what it is, the project says."""
+    if not (
+        model.bindings.of_kind("scaler") or _scaler_shaped_calls(model) or _project_scalers(model)
+        or model.steps.has_caller_context()
+    ):
         return iter(())
     return model.steps.roots()
 
 
-def _scaler_names(model: FileModel) -> list[str]:
-    known = {}
-    for b in model.bindings.all:
-        known.setdefault(b.key.removeprefix("self."), set()).add(b.kind)
-    return [
-        name for name in model.name_nodes
-        if "scaler" in name.lower() and not (known.get(name) and known[name] <= _NOT_SCALERS)
-        and model.bindings.class_named(name) is None  # `class MeanScaler(nn.Module)` itself
-    ]
+def _project_scalers(model: FileModel) -> bool:
+    """An object of a class imported from the project that is a GradScaler: re-exported
+    (`from pkg.fsdp import ShardedGradScaler`) or a subclass of one."""
+    for b in model.bindings.of_kind("instance"):
+        if b.class_qualname is None or b.class_qualname.startswith("torch."):
+            continue
+        if is_scaler_class(model.project.canonical(b.class_qualname, model.summary)):
+            return True
+        found = model.project.find_class(b.class_qualname, model.summary)
+        if found is not None and model.project.base_kind(*found) == "scaler":
+            return True
+    return False
+
+
+def _scaler_shaped_calls(model: FileModel) -> bool:
+    for call in model.calls:
+        func = call.func
+        if not isinstance(func, cst.Attribute) or (isinstance(func.value, cst.Name) and func.value.value == "self"):
+            continue
+        positional = sum(1 for a in call.args if a.keyword is None and not a.star)
+        if func.attr.value == "scale" or not scaler_shaped(func.attr.value, positional):
+            continue
+        b = model.bindings.lookup(func.value, call)
+        if b is None or b.kind not in _NOT_SCALERS:
+            return True
+    return False
 
 
 def _steps(model: FileModel) -> Iterator[_Step]:
@@ -250,8 +288,10 @@ def _last_backward(step: _Step, e: Event, stop: tuple[str, ...] = ()) -> Optiona
     for prev in reversed(step.events[: step.index(e)]):
         if prev.kind in stop:
             return None
-        if prev.kind == "backward" and any(step.alternative(prev, x, x.binding, x.scaler or "") for x in scaled):
-            continue  # the AMP-off alternative of a scaled backward
+        if prev.kind == "backward" and any(
+            step.alternative(prev, x, x.binding, x.scaler or "") and not exclusive(x, e) for x in scaled
+        ):
+            continue  # the AMP-off alternative of a scaled backward that `e` may follow
         if prev.kind in ("scaled_backward", "backward") and not exclusive(prev, e):
             return prev
         if prev.framework_backward:
@@ -269,7 +309,7 @@ def _amp102(step: _Step) -> Iterator[tuple[Event, str]]:
     for s, b in step.scalers().items():
         if step.blocked(s):
             continue
-        updates = step.of("update", s)
+        updates = step.resets(s)
         for st in step.of("scaler_step", s):
             loop = step.iteration(st, s)
             if loop is None:
@@ -296,81 +336,74 @@ def scaler_calls_out_of_order(model: FileModel) -> Iterator[Finding]:
 
 
 def _amp103(step: _Step) -> Iterator[tuple[Event, str]]:
+    """GradScaler's own state machine (torch/amp/grad_scaler.py): each optimizer goes READY ->
+    UNSCALED (unscale_) -> STEPPED (step); `update()` and `update(new_scale)` make every
+    optimizer READY again, and only `update()` reads the inf checks `unscale_` or `step`
+    recorded since the last one. Two whole backward/step/update cycles in one iteration are
+    legal; what is reported is an update that finds no inf check (torch raises), and a step
+    whose gradients come from a backward scaled before the last update (they are divided by
+    another scale than the one they were multiplied by)."""
     for s, b in step.scalers().items():
         if step.blocked(s):
             continue
-        updates = step.of("update", s)
-        steps_ = step.of("scaler_step", s)
-        for u in updates:
-            same = [x for x in steps_ if x.loops == u.loops and not exclusive(x, u)]
-            earlier_updates = [
-                x for x in updates
-                if x.loops == u.loops and step.index(x) < step.index(u) and not exclusive(x, u)
-            ]
-            if earlier_updates:
-                yield u, (
-                    _say(b, f"`{s}.update()` runs a second time in this iteration: the scale is adjusted "
-                    "from only the optimizers stepped so far; call it once, after every "
-                    f"`{s}.step(...)` of the iteration")
-                )
-            elif same and all(step.index(x) > step.index(u) for x in same):
-                yield u, (
-                    _say(b, f"`{s}.update()` runs before `{s}.step(...)` in the same iteration: the scale "
-                    "is adjusted without this iteration's inf check (\"No inf checks were recorded prior "
-                    f"to update\"); call `{s}.update()` after `{s}.step(...)`")
-                )
-            elif b is not None and not b.inferred:
-                loop = _optimizer_loop(step, u, steps_, b, s)
-                if loop is not None:
+        resets = step.resets(s)
+        recorders = step.recorders(s)
+        for u in step.of("update", s):
+            prior = [r for r in resets if r.loops == u.loops and step.index(r) < step.index(u) and not exclusive(r, u)]
+            if prior:
+                r = prior[-1]
+                if step.dominates(r, u, b, s) and not any(
+                    x in recorders and not exclusive(x, u) for x in step.between(r, u)
+                ):
                     yield u, (
-                        _say(b, f"`{s}.update()` runs on every pass of `for ... in {loop.test}`, once per "
-                        "optimizer: each update adjusts the scale from only the optimizer stepped before "
-                        f"it; call it once, after `{s}.step(...)` has run for every optimizer")
+                        _say(b, f"`{s}.update()` runs again with no `{s}.step(...)` or `{s}.unscale_(...)` since "
+                        f"the last `{r.op.text}(...)`: it raises \"No inf checks were recorded prior to update.\"; "
+                        f"call `{s}.update()` once, after the optimizers of the iteration have stepped")
                     )
+                continue
+            same = [x for x in step.of("scaler_step", s) if x.loops == u.loops and not exclusive(x, u)]
+            before = [x for x in recorders if x.loops == u.loops and step.index(x) < step.index(u) and not exclusive(x, u)]
+            if same and not before and all(step.index(x) > step.index(u) for x in same):
+                yield u, (
+                    _say(b, f"`{s}.update()` runs before `{s}.step(...)` in the same iteration: no inf check "
+                    "has been recorded yet, so it raises \"No inf checks were recorded prior to update.\" "
+                    f"(or adjusts the scale from the previous iteration's); call `{s}.update()` after "
+                    f"`{s}.step(...)`")
+                )
+        for st in step.of("scaler_step", s):
+            r = _stale(step, st, s, b)
+            if r is not None:
+                yield r, (
+                    _say(b, f"`{r.op.text}(...)` runs between a backward and `{_call_text(s, 'step', st.target)}` "
+                    "that steps on its gradients: the update may change the scale, and the step then divides "
+                    "gradients by another scale than the loss was multiplied by; call the update once, after "
+                    "every optimizer of that backward has stepped")
+                )
 
 
-def _optimizer_loop(step: _Step, u: Event, steps_: list[Event], b: Binding, s: str) -> Optional[Guard]:
-    """The loop over the optimizers that runs the update and a step of its scaler on every
-    pass (coqui's Trainer before 7fe6c92). Only for a scaler known to be one object: a scaler
-    picked per optimizer (`self.scalers[idx]`, `zip(optimizers, scalers)`) is not."""
-    loops = [g for g in u.loops if g.kind == "for" and g.test is not None and _over_optimizers(g.test)]
-    if not loops or "scal" in (loops[-1].test or ""):
+def _stale(step: _Step, st: Event, s: str, b: Optional[Binding]) -> Optional[Event]:
+    """The update (or `update(new_scale)`) that runs between the scaled backward a step's
+    gradients come from and the step: in order in one pass (step A, update, step B), or in a
+    loop the backward is outside of that runs the step and then the update on every pass (a
+    loop over the optimizers stepping and updating each), whose next pass steps after it."""
+    back = _last_backward(step, st)
+    if back is None or back.kind != "scaled_backward" or back.scaler != s:
         return None
-    cu = step.conditions(u, b, s)
-    if any(
-        loops[-1] in x.loops and x.loops == u.loops and step.conditions(x, b, s) == cu and not exclusive(x, u)
-        for x in steps_
-    ):
-        return loops[-1]
+    cst_ = step.conditions(st, b, s)
+    for r in step.resets(s):
+        if exclusive(r, st) or not _loops_prefix(back.loops, r.loops):
+            continue
+        if step.index(back) < step.index(r) < step.index(st):
+            read = r.kind == "set_scale" or any(
+                x.kind in ("unscale", "scaler_step") and x.scaler == s and not exclusive(x, r) for x in step.between(back, r)
+            )  # (an update that finds no inf check is the finding, not the step after it)
+            if read and _loops_prefix(r.loops, st.loops) and step.conditions(r, b, s) <= cst_:
+                return r
+        elif step.index(r) > step.index(st) and b is not None and not b.inferred:
+            loop = next((g for g in reversed(st.loops) if g not in back.loops), None)
+            if loop is not None and r.loops == st.loops and step.conditions(r, b, s) <= cst_:
+                return r
     return None
-
-
-_WRAPPERS = frozenset({"enumerate", "zip", "reversed", "list", "tuple", "sorted", "range", "len"})
-
-
-def _over_optimizers(iterable: str) -> bool:
-    """Whether a `for` iterates over optimizers: `self.optimizers`, `enumerate(optimizers)`,
-    `[opt_g, opt_d]`, `self.optimizers()`, `optimizers.values()`, `range(len(optimizers))`."""
-    try:
-        expr = ast.parse(iterable, mode="eval").body
-    except (SyntaxError, ValueError, RecursionError):
-        return False
-    while isinstance(expr, ast.Call):
-        func = expr.func
-        if isinstance(func, ast.Name) and func.id in _WRAPPERS and expr.args:
-            expr = expr.args[0]
-        elif isinstance(func, ast.Attribute) and not expr.args and (func.attr in ("values", "items") or _named_optimizers(func)):
-            expr = func.value if func.attr in ("values", "items") else func
-        else:
-            return False
-    if isinstance(expr, (ast.List, ast.Tuple)):
-        return bool(expr.elts) and all(_named_optimizers(e) for e in expr.elts)
-    return _named_optimizers(expr)
-
-
-def _named_optimizers(expr: ast.expr) -> bool:
-    name = expr.attr if isinstance(expr, ast.Attribute) else expr.id if isinstance(expr, ast.Name) else None
-    return name is not None and named_like_optimizer(name)
 
 
 # -- AMP104 -------------------------------------------------------------------------------------
@@ -444,12 +477,12 @@ def unscale_repeated(model: FileModel) -> Iterator[Finding]:
 
 def _amp106(step: _Step) -> Iterator[tuple[Event, str]]:
     for s, b in step.scalers().items():
-        updates = step.of("update", s)
+        updates = step.resets(s)
         if not updates:
             continue
         unscales = step.of("unscale", s)
         for u in unscales:
-            if step.blocked(s, u.target):
+            if step.blocked(s, u.target) or _asks_the_state_machine(u):
                 continue
             if _unscale_repeats(step, u, updates, unscales, b, s):
                 yield u, (
@@ -458,6 +491,30 @@ def _amp106(step: _Step) -> Iterator[tuple[Event, str]]:
                     "has already been called on this optimizer since the last update()\"; call it only "
                     f"where `{s}.step(...)` and `{s}.update()` run")
                 )
+            elif _after_step(step, u):
+                yield u, (
+                    _say(b, f"`{_call_text(s, 'unscale_', u.target)}` runs after `{s}.step({u.target})` with no "
+                    f"`{s}.update()` between: it raises \"unscale_() is being called after step().\"; call "
+                    f"`unscale_` before the step, or update after the step")
+                )
+
+
+def _asks_the_state_machine(e: Event) -> bool:
+    """Whether `e` runs only under a test of the scaler's own per-optimizer stage
+    (`if state["stage"] is not OptState.UNSCALED: scaler.unscale_(opt)`): torch's state machine
+    decides, so the call cannot repeat."""
+    return any(g.test is not None and "OptState" in g.test.words() for g in e.guards if not g.is_loop)
+
+
+def _after_step(step: _Step, u: Event) -> bool:
+    """An `unscale_` of an optimizer its scaler has stepped since the last reset, in the
+    same pass (the optimizer is STEPPED)."""
+    for st in step.of("scaler_step", u.scaler):
+        if st.target != u.target or st.loops != u.loops or exclusive(st, u) or step.index(st) > step.index(u):
+            continue
+        if not any(x.kind in ("update", "set_scale") and x.scaler == u.scaler for x in step.between(st, u)):
+            return True
+    return False
 
 
 def _unscale_repeats(step: _Step, u: Event, updates: list[Event], unscales: list[Event], b: Optional[Binding], s: str) -> bool:
@@ -474,7 +531,7 @@ def _unscale_repeats(step: _Step, u: Event, updates: list[Event], unscales: list
     for other in unscales:
         if other is u or other.target != u.target or exclusive(other, u) or other.loops != u.loops:
             continue
-        if step.index(other) < step.index(u) and not any(x.kind == "update" for x in step.between(other, u)):
+        if step.index(other) < step.index(u) and not any(x.kind in ("update", "set_scale") for x in step.between(other, u)):
             return True
     return False
 
@@ -500,7 +557,7 @@ def _amp107(step: _Step) -> Iterator[tuple[Event, str]]:
             x = cands[0]
             cx = step.conditions(x, b, s)
             if x.loops == u.loops and cu > cx:
-                if all(c.test is not None and _PER_OPTIMIZER.search(c.test) for c in cu - cx):
+                if all(c.test is not None and any(_PER_OPTIMIZER.search(w) for w in c.test.words()) for c in cu - cx):
                     continue  # updated after the last of several optimizers (`if opt_idx == n - 1`)
                 yield u, (
                     _say(b, f"`{s}.update()` is skipped on some iterations where `{s}.step(...)` ran: the "
