@@ -25,7 +25,7 @@ from ampcheck.lint.project import Project
 from ampcheck.lint.regions import Regions
 from ampcheck.lint.steps import Event, StepEvents
 from ampcheck.lint.timings import Phase, timed
-from ampcheck.lint.tree import Positions, SourceTree
+from ampcheck.lint.tree import Positions, SourceTree, StatementIndexes
 from ampcheck.targets import Targets
 
 # events after which gradients may have updated weights
@@ -38,10 +38,11 @@ class FileModel(SourceTree):
     def __init__(
         self, path: str, source: str, module: Optional[cst.Module] = None, project: Optional[Project] = None,
         targets: Targets = Targets(), positions: Optional[Positions] = None,
+        indexes: Optional[StatementIndexes] = None,
     ) -> None:
         self.project = project if project is not None else standalone_project(path)
         self.targets = targets  # the oldest Python and torch the project supports
-        super().__init__(path, source, module, self.project.module_name(path), positions)
+        super().__init__(path, source, module, self.project.module_name(path), positions, indexes)
 
     # -- facets (built on first use) ---------------------------------------------------------------
     @cached_property

@@ -20,6 +20,8 @@ from typing import Iterator, Mapping, Optional
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
+from ampcheck.lint.tree import StatementIndexes
+
 
 @dataclass
 class _Statement:
@@ -42,6 +44,7 @@ class Reparser:
         self._index: dict[cst.CSTNode, int] = {}  # statement node -> its place in the body
         self._starts: list[int] = []  # each statement's first line
         self._full: Optional[dict[cst.CSTNode, CodeRange]] = None  # header/footer nodes' positions
+        self.indexes = StatementIndexes()  # the tree index of each statement, kept with its node
 
     def parse(self, text: str) -> cst.Module:
         """The module of `text`; raises libcst's ParserSyntaxError as `parse_module` does."""

@@ -27,6 +27,8 @@ _NOQA = re.compile(
 _IGNORE = re.compile(r"#\s*ampcheck:\s*ignore(?!-)(?:\[(?P<codes>[^\]]*)\])?")
 _IGNORE_FILE = re.compile(r"#\s*ampcheck:\s*ignore-file\b")
 _OURS = re.compile(r"AMP[0-9]{3}")
+# What every directive's text contains (the patterns above, without their context)
+_MAY_HOLD_DIRECTIVE = re.compile(r"(?i:noqa)|ampcheck:")
 
 
 @dataclass
@@ -107,6 +109,8 @@ def _rewrite(text: str, keep: tuple[str, ...]) -> Optional[str]:
 
 
 def parse(source: str) -> Suppressions:
+    if not _MAY_HOLD_DIRECTIVE.search(source):
+        return Suppressions(False, {}, {})  # no comment can hold one: skip the tokenizer
     directives: dict[int, list[Directive]] = {}
     ignore_file = False
     comments, joined = _scan(source)

@@ -7,7 +7,7 @@ through the import table, positions), so nothing walks the tree twice.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Callable, Iterator, Mapping, Optional, Union
+from typing import Any, Callable, Iterator, Mapping, Optional, Union
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -25,20 +25,112 @@ Positions = Callable[["dict[cst.CSTNode, cst.CSTNode]"], "Mapping[cst.CSTNode, C
 _UNINDEXED: set[type] = set()  # node types the indexer records nothing about
 
 
+class _Indexes:
+    """What the indexing traversal records: the parent of each node, the nodes of the kinds
+    checks ask about (in source order) and the import table's operations."""
+
+    def __init__(self, names: "Union[ImportTable, _NameOps]") -> None:
+        self.names = names
+        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        self.calls: list[cst.Call] = []
+        self.functions: list[cst.FunctionDef] = []
+        self.classes: list[cst.ClassDef] = []
+        self.withs: list[cst.With] = []
+        self.assigns: list[Union[cst.Assign, cst.AnnAssign, cst.AugAssign]] = []
+        self.loops: list[Union[cst.For, cst.While]] = []
+        self.attributes: list[cst.Attribute] = []
+        self.imports: list[Union[cst.Import, cst.ImportFrom]] = []
+        self.returns: list[cst.Return] = []  # those returning a value
+        # Every Name node by its text: references, targets, attribute and keyword names alike
+        # (callers tell them apart by parent), so a rewrite can find all uses of a binding.
+        self.name_nodes: dict[str, list[cst.Name]] = {}
+        # Each node's nearest enclosing function and class (strict ancestors; None: none):
+        # the facets ask this of most nodes, so the traversal records it as it goes.
+        self.function_of: dict[cst.CSTNode, Optional[cst.FunctionDef]] = {}
+        self.class_of: dict[cst.CSTNode, Optional[cst.ClassDef]] = {}
+
+    @cached_property
+    def children_index(self) -> dict[cst.CSTNode, list[cst.CSTNode]]:
+        """Each node's children in source order, read from the parents index."""
+        out: dict[cst.CSTNode, list[cst.CSTNode]] = {}
+        for child, parent in self.parents.items():  # filled in visit order: source order
+            out.setdefault(parent, []).append(child)
+        return out
+
+
+class _NameOps:
+    """A statement's import-table operations in order, replayed into the file's table: the
+    table's state depends on every statement, what one statement does to it does not."""
+
+    def __init__(self) -> None:
+        self.ops: list[tuple[Callable[[ImportTable, Any], None], Any]] = []
+
+    def add_import(self, node: cst.Import) -> None:
+        self.ops.append((ImportTable.add_import, node))
+
+    def add_import_from(self, node: cst.ImportFrom) -> None:
+        self.ops.append((ImportTable.add_import_from, node))
+
+    def shadow(self, local: str) -> None:
+        self.ops.append((ImportTable.shadow, local))
+
+
+class StatementIndexes:
+    """The indexes of a buffer's top-level statements, kept from one analysis to the next
+    (a language server's, with its re-parse): a statement node the re-parse kept is the same
+    object, and what the traversal records under it depends on nothing outside it, so only
+    the statements an edit touched are traversed again."""
+
+    def __init__(self) -> None:
+        self._by_statement: dict[cst.CSTNode, _Indexes] = {}
+        # the code of the nodes asked for, kept for those still in the buffer: a node's code
+        # depends on the node and the module's indentation and newline, which a re-parse
+        # that keeps nodes keeps too
+        self.codes: dict[cst.CSTNode, str] = {}
+
+    def of(self, statement: cst.CSTNode) -> _Indexes:
+        found = self._by_statement.get(statement)
+        if found is None:
+            found = self._by_statement[statement] = _traversed(statement)
+        return found
+
+    def keep_only(self, tree: "SourceTree") -> None:
+        """Forget the statements (and the code of nodes) no longer in the buffer."""
+        statements = tree.module.body
+        self._by_statement = {s: self._by_statement[s] for s in statements if s in self._by_statement}
+        self.codes = {n: code for n, code in self.codes.items() if n in tree.parents}
+
+
+def _traversed(top: cst.CSTNode) -> _Indexes:
+    """The indexes of one child of the module, traversed now."""
+    found = _Indexes(_NameOps())
+    walk(top, _Indexer(found))
+    return found
+
+
 class _Indexer(cst.CSTVisitor):
     """The one traversal: parents, scopes and the node kinds checks ask about."""
 
-    def __init__(self, model: "SourceTree") -> None:
+    def __init__(self, model: _Indexes) -> None:
         self.m = model
         self.stack: list[cst.CSTNode] = []
+        self.functions: list[Optional[cst.FunctionDef]] = [None]
+        self.classes: list[Optional[cst.ClassDef]] = [None]
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if self.stack:
-            self.m.parents[node] = self.stack[-1]
-        self.stack.append(node)
-        if type(node) in _UNINDEXED:
-            return True
         m = self.m
+        if self.stack:
+            m.parents[node] = self.stack[-1]
+        self.stack.append(node)
+        m.function_of[node] = self.functions[-1]
+        m.class_of[node] = self.classes[-1]
+        kind = type(node)  # compared exactly: libcst's classes are ABCs, whose isinstance is slow
+        if kind is cst.FunctionDef:
+            self.functions.append(node)  # type: ignore[arg-type]
+        elif kind is cst.ClassDef:
+            self.classes.append(node)  # type: ignore[arg-type]
+        if kind in _UNINDEXED:
+            return True
         if isinstance(node, cst.Call):
             m.calls.append(node)
         elif isinstance(node, cst.Import):
@@ -75,6 +167,11 @@ class _Indexer(cst.CSTVisitor):
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         self.stack.pop()
+        kind = type(original_node)
+        if kind is cst.FunctionDef:
+            self.functions.pop()
+        elif kind is cst.ClassDef:
+            self.classes.pop()
 
 
 def _params(params: cst.Parameters) -> Iterator[str]:
@@ -85,12 +182,16 @@ def _params(params: cst.Parameters) -> Iterator[str]:
             yield star.name.value
 
 
-class SourceTree:
+# the node lists of _Indexes, concatenated statement by statement
+_KINDS = ("calls", "functions", "classes", "withs", "assigns", "loops", "attributes", "imports", "returns")
+
+
+class SourceTree(_Indexes):
     """One parsed file and the indexes of its one traversal."""
 
     def __init__(
         self, path: str, source: str, module: Optional[cst.Module] = None, module_name: Optional[str] = None,
-        positions: Optional[Positions] = None,
+        positions: Optional[Positions] = None, indexes: Optional[StatementIndexes] = None,
     ) -> None:
         self.path = path
         self.source = source
@@ -98,24 +199,40 @@ class SourceTree:
         self._position_source = positions
         # The dotted name the project imports this file by (its stem when it is on its own).
         self.module_name = module_name if module_name is not None else _stem(path)
-        self.names = ImportTable(package_of(self.module_name, path))
-        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
-        self.calls: list[cst.Call] = []
-        self.functions: list[cst.FunctionDef] = []
-        self.classes: list[cst.ClassDef] = []
-        self.withs: list[cst.With] = []
-        self.assigns: list[Union[cst.Assign, cst.AnnAssign, cst.AugAssign]] = []
-        self.loops: list[Union[cst.For, cst.While]] = []
-        self.attributes: list[cst.Attribute] = []
-        self.imports: list[Union[cst.Import, cst.ImportFrom]] = []
-        self.returns: list[cst.Return] = []  # those returning a value
-        self._functions_of: dict[cst.CSTNode, Optional[cst.CSTNode]] = {}
-        self._classes_of: dict[cst.CSTNode, Optional[cst.CSTNode]] = {}
-        # Every Name node by its text: references, targets, attribute and keyword names alike
-        # (callers tell them apart by parent), so a rewrite can find all uses of a binding.
-        self.name_nodes: dict[str, list[cst.Name]] = {}
-        walk(self.module, _Indexer(self))
+        super().__init__(ImportTable(package_of(self.module_name, path)))
+        self.names: ImportTable
+        self._codes: dict[cst.CSTNode, str] = {}  # node -> its code, for the nodes asked for
+        if indexes is None:
+            walk(self.module, _Indexer(self))
+        else:
+            self._index_by_statement(indexes)
         self._resolve_aliases()
+
+    def _index_by_statement(self, indexes: StatementIndexes) -> None:
+        """The one traversal's indexes, assembled from each top-level statement's (kept, or
+        traversed now) in source order: the same dicts and lists, in the same order."""
+        module = self.module
+        tops = module.children  # header lines, statements, footer lines
+        parts = [indexes.of(top) if isinstance(top, cst.BaseStatement) else _traversed(top) for top in tops]
+        self.function_of[module] = self.class_of[module] = None
+        for child, part in zip(tops, parts):
+            self.parents[child] = module
+            self.parents.update(part.parents)
+            self.function_of.update(part.function_of)
+            self.class_of.update(part.class_of)
+            for kind in _KINDS:
+                getattr(self, kind).extend(getattr(part, kind))
+            for text, nodes in part.name_nodes.items():
+                self.name_nodes.setdefault(text, []).extend(nodes)
+            assert isinstance(part.names, _NameOps)
+            for op, arg in part.names.ops:
+                op(self.names, arg)
+        indexes.keep_only(self)
+        self._codes = indexes.codes
+        children = {module: list(tops)}
+        for part in parts:
+            children.update(part.children_index)
+        self.children_index = children
 
     def _resolve_aliases(self) -> None:
         """`amp = torch.cuda.amp` extends the import table; any other rebinding of an
@@ -204,30 +321,10 @@ class SourceTree:
             cur = self.parents.get(cur)
 
     def enclosing_function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
-        return self._enclosing(node, cst.FunctionDef, self._functions_of)  # type: ignore[return-value]
+        return self.function_of.get(node)
 
     def enclosing_class(self, node: cst.CSTNode) -> Optional[cst.ClassDef]:
-        return self._enclosing(node, cst.ClassDef, self._classes_of)  # type: ignore[return-value]
-
-    def _enclosing(self, node: cst.CSTNode, kind: type, memo: dict[cst.CSTNode, Optional[cst.CSTNode]]) -> Optional[cst.CSTNode]:
-        """The nearest ancestor of type `kind`, remembered for every node on the way up (the
-        facets ask this of most nodes; walking up each time was a hot spot). Node types are
-        compared exactly: libcst's classes are ABCs, whose isinstance is slow."""
-        path = []
-        cur = self.parents.get(node)
-        found: Optional[cst.CSTNode] = None
-        while cur is not None:
-            if cur in memo:
-                found = memo[cur]
-                break
-            if type(cur) is kind:
-                found = cur
-                break
-            path.append(cur)
-            cur = self.parents.get(cur)
-        for p in path:
-            memo[p] = found
-        return found
+        return self.class_of.get(node)
 
     def exclusive_branches(self, a: cst.CSTNode, b: cst.CSTNode) -> bool:
         """Whether `a` and `b` sit on opposite sides of one condition, so they never run in
@@ -273,14 +370,7 @@ class SourceTree:
     def children(self, node: cst.CSTNode) -> list[cst.CSTNode]:
         """`node.children`, in the same order, read from the parents index: libcst's own
         `children` rebuilds the node to list them, which dominates any walk of a large file."""
-        return self._children.get(node) or []
-
-    @cached_property
-    def _children(self) -> dict[cst.CSTNode, list[cst.CSTNode]]:
-        out: dict[cst.CSTNode, list[cst.CSTNode]] = {}
-        for child, parent in self.parents.items():  # filled in visit order: source order
-            out.setdefault(parent, []).append(child)
-        return out
+        return self.children_index.get(node) or []
 
     # -- positions -----------------------------------------------------------------------------------
     @cached_property
@@ -295,7 +385,10 @@ class SourceTree:
         return self._positions[node]
 
     def code_for(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
+        found = self._codes.get(node)
+        if found is None:
+            found = self._codes[node] = self.module.code_for_node(node)
+        return found
 
 
 class _Canonical:

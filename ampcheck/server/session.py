@@ -14,6 +14,7 @@ models. The buffers and the queue of changes are shared under one lock.
 """
 from __future__ import annotations
 
+import gc
 import os
 import threading
 from dataclasses import dataclass, field
@@ -93,8 +94,11 @@ class Session:
         settings = self._settings_for(key, out)
         if settings is None:
             return out
+        cold = key not in self._reparsers
         reparser = self._reparsers.setdefault(key, Reparser()) if key.endswith(".py") else None
         result = lint_text(key, content, settings, self._project(key, settings), reparser)
+        if cold:
+            _settle()
         out.findings = result.findings
         out.problems = result.problems + result.internal_errors
         out.deps = frozenset(result.deps)
@@ -162,3 +166,13 @@ class Session:
         with self._lock:
             data = self._buffers.get(os.path.abspath(path))
         return data if data is not None else read_regular(path)
+
+
+def _settle() -> None:
+    """After a buffer's first analysis: what is alive now (the modules, the project's
+    summaries, the buffer's parse) lives as long as the server, so the cyclic garbage
+    collector stops traversing it on every collection. Each edit allocates a file model
+    of several hundred thousand objects; without this a full collection, which runs every
+    edit or two, also walked everything the server holds (~40 ms per edit on average)."""
+    gc.collect()
+    gc.freeze()

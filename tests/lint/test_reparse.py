@@ -64,3 +64,25 @@ def test_a_text_that_does_not_parse_raises_as_parse_module_does_and_the_next_one
         reparser.parse(SOURCE.replace("scaler.update()", "scaler.update("))
     fixed = SOURCE.replace("lr=2e-4", "lr=1e-4")
     assert reparser.parse(fixed).deep_equals(cst.parse_module(fixed))
+
+
+def index_of(tree: SourceTree) -> tuple:
+    """Everything the tree's traversal recorded, in order."""
+    lists = tuple(list(getattr(tree, kind)) for kind in ("calls", "functions", "classes", "withs", "assigns", "loops", "attributes", "imports", "returns"))
+    names = {k: sorted(tree.names.resolve(cst.Name(k))) for k in tree.names.bound_names()}
+    return list(tree.parents.items()), lists, tree.name_nodes, names, tree.children_index, tree.function_of, tree.class_of
+
+
+def test_a_tree_indexed_statement_by_statement_across_edits_is_the_tree_indexed_whole_with_its_code() -> None:
+    reparser = Reparser()
+    text = SOURCE
+    for _, old, new in [(None, SOURCE, SOURCE)] + EDITS:
+        text = text.replace(old, new, 1)
+        module = reparser.parse(text)
+        kept = SourceTree("pkg/train.py", text, module, "pkg.train", indexes=reparser.indexes)
+        whole = SourceTree("pkg/train.py", text, module, "pkg.train")
+        assert index_of(kept) == index_of(whole)
+        code = (cst.BaseExpression, cst.BaseStatement)  # nodes whose code stands alone
+        assert [kept.code_for(n) for n in kept.parents if isinstance(n, code)] == [
+            whole.code_for(n) for n in whole.parents if isinstance(n, code)
+        ]
