@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import cached_property
 from typing import Iterable, Optional, Union
 
 import libcst as cst

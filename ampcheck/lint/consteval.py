@@ -15,7 +15,6 @@ from typing import Any, Callable, Optional, Union
 
 import libcst as cst
 
-from ampcheck.lint.names import dotted
 from ampcheck.lint.tree import SourceTree
 
 

@@ -23,13 +23,13 @@ from ampcheck.lint.consteval import ConstEval
 from ampcheck.lint.program import ModuleSummary, build_summary
 from ampcheck.lint.project import Project
 from ampcheck.lint.regions import Regions
-from ampcheck.lint.steps import Event, StepEvents
+from ampcheck.lint.steps import Event, EventKind, StepEvents
 from ampcheck.lint.timings import Phase, timed
 from ampcheck.lint.tree import Positions, SourceTree, StatementIndexes
 from ampcheck.targets import Targets
 
 # events after which gradients may have updated weights
-_UPDATES = frozenset({"opt_step", "scaler_step", "opaque"})
+_UPDATES = frozenset({EventKind.OPT_STEP, EventKind.SCALER_STEP, EventKind.OPAQUE})
 
 
 class FileModel(SourceTree):
@@ -90,7 +90,7 @@ class FileModel(SourceTree):
         `forward_backward(model, optimizer, batch)` whose caller steps). A `.backward()` timed
         or checked and then dropped (a speed benchmark, a gradient test, a saliency map)
         updates nothing."""
-        if backward.kind in ("autograd_grad", "scaled_backward") or backward.framework_backward:
+        if backward.kind in (EventKind.AUTOGRAD_GRAD, EventKind.SCALED_BACKWARD) or backward.framework_backward:
             return True
         if id(backward.op) in self._ops_of_updating_runs:
             return True

@@ -22,7 +22,7 @@ from typing import Optional, Union
 import libcst as cst
 
 from ampcheck.lint.model import FileModel
-from ampcheck.lint.names import dotted, import_key
+from ampcheck.lint.names import import_key
 
 ScopeNode = Union[cst.Module, cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.BaseComp]
 

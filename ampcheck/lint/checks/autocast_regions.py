@@ -12,6 +12,7 @@ from ampcheck.lint.casts import Cast
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import dotted
 from ampcheck.lint.regions import AUTOCAST_SPELLINGS, AutocastRegion
+from ampcheck.lint.steps import EventKind
 
 _BCE = frozenset({"torch.nn.functional.binary_cross_entropy", "torch.binary_cross_entropy"})
 _BCE_LOSS = frozenset({"torch.nn.BCELoss", "torch.nn.modules.loss.BCELoss"})
@@ -26,8 +27,8 @@ _DEPRECATED_DECORATORS = frozenset(
 )
 
 
-BACKWARD_KINDS = frozenset({"backward", "scaled_backward", "autograd_grad"})
-STEP_KINDS = frozenset({"opt_step", "scaler_step"})
+BACKWARD_KINDS = frozenset({EventKind.BACKWARD, EventKind.SCALED_BACKWARD, EventKind.AUTOGRAD_GRAD})
+STEP_KINDS = frozenset({EventKind.OPT_STEP, EventKind.SCALER_STEP})
 
 
 def where(region: AutocastRegion, model: FileModel) -> str:

@@ -15,6 +15,7 @@ from ampcheck.lint.consteval import TorchDtype
 from ampcheck.lint.kinds import plain_cuda_scaler, sharded_scaler
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import dotted
+from ampcheck.lint.steps import EventKind
 
 _FSDP1 = frozenset(
     {
@@ -80,7 +81,7 @@ def _backward_follows(model: FileModel, node: cst.CSTNode) -> bool:
         and model.trains(e)
         for _, events in model.steps.roots()
         for e in events
-        if e.kind in ("backward", "autograd_grad")
+        if e.kind in (EventKind.BACKWARD, EventKind.AUTOGRAD_GRAD)
         for at in (e.node, *(c.op.node for c in e.via))
         if at is not None and model.owns(at)
     )
@@ -195,7 +196,7 @@ def _one_checked_update(model: FileModel, opt: Binding) -> bool:
     on (a unit test of what an fp16 update or an fp16 EMA does). The loss AMP204 describes
     adds up over a run of steps: an update below fp16's resolution lost at every step. One
     step whose result is checked loses nothing that training would."""
-    steps = [e for e in model.steps.events if e.kind == "opt_step" and e.target == opt.key and e.node is not None]
+    steps = [e for e in model.steps.events if e.kind == EventKind.OPT_STEP and e.target == opt.key and e.node is not None]
     return bool(steps) and all(not e.loops and assertions_after(model, e.node) for e in steps)
 
 

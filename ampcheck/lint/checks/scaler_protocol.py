@@ -21,11 +21,11 @@ from ampcheck.lint.checks import check
 from ampcheck.lint.kinds import is_scaler_class, scaler_shaped
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.program import BindingInfo as Binding, Branch, GuardKind, Test
-from ampcheck.lint.steps import Event, Guard, exclusive, separating
+from ampcheck.lint.steps import Event, EventKind, Guard, exclusive, separating
 
 # Conditions that switch AMP on and off; the branches they pick are the scaler's own states.
 _AMP_TOGGLE = re.compile(r"amp|fp16|half|mixed|scal(er|ing)|precision|autocast|dtype|float16", re.I)
-_SCALER_EVENTS = ("scaled_backward", "unscale", "scaler_step", "update", "set_scale")
+_SCALER_EVENTS = (EventKind.SCALED_BACKWARD, EventKind.UNSCALE, EventKind.SCALER_STEP, EventKind.UPDATE, EventKind.SET_SCALE)
 _NOT_SCALERS = frozenset({"model", "loss", "optimizer", "scheduler"})
 _LR_SCHEDULE = re.compile(r"sched|(^|[._])lr(_|$)|_lr\b|warmup|learning_rate", re.I)
 _PER_OPTIMIZER = re.compile(r"optim|^opt_?(idx|id|i|index)$", re.I)
@@ -53,17 +53,17 @@ class _Step:
     def index(self, e: Event) -> int:
         return self._index[id(e)]
 
-    def of(self, kind: str, scaler: Optional[str] = None) -> list[Event]:
+    def of(self, kind: EventKind, scaler: Optional[str] = None) -> list[Event]:
         return [e for e in self.events if e.kind == kind and (scaler is None or e.scaler == scaler)]
 
     def resets(self, scaler: str) -> list[Event]:
         """The calls that make every optimizer of `scaler` READY again: `update()` and
         `update(new_scale)`, in order."""
-        return [e for e in self.events if e.kind in ("update", "set_scale") and e.scaler == scaler]
+        return [e for e in self.events if e.kind in (EventKind.UPDATE, EventKind.SET_SCALE) and e.scaler == scaler]
 
     def recorders(self, scaler: str) -> list[Event]:
         """The calls that record an inf check for `update()` to read: `unscale_` and `step`."""
-        return [e for e in self.events if e.kind in ("unscale", "scaler_step") and e.scaler == scaler]
+        return [e for e in self.events if e.kind in (EventKind.UNSCALE, EventKind.SCALER_STEP) and e.scaler == scaler]
 
     def scalers(self) -> dict[str, Optional[Binding]]:
         """The scalers judged here: used, and not certainly disabled."""
@@ -84,7 +84,7 @@ class _Step:
         names = {scaler, *(o for o in others if o is not None)}
         units = {e.loops[-1] if e.loops else None for e in self.events if e.kind in _SCALER_EVENTS and e.scaler == scaler}
         for e in self.events:
-            if e.kind == "opaque" and names & set(e.target or ()) and not _LR_SCHEDULE.search(e.op.text):
+            if e.kind == EventKind.OPAQUE and names & set(e.target or ()) and not _LR_SCHEDULE.search(e.op.text):
                 if at is not None and exclusive(e, at):
                     continue
                 if None in units or any(u in e.loops for u in units):
@@ -94,7 +94,7 @@ class _Step:
     def iteration(self, e: Event, scaler: str) -> Optional[Guard]:
         """The training iteration `e` repeats in: its innermost loop that also back-propagates
         through `scaler` (a loop over the optimizers, stepping each once, is not one)."""
-        backs = [b for b in self.of("scaled_backward", scaler)]
+        backs = [b for b in self.of(EventKind.SCALED_BACKWARD, scaler)]
         for loop in reversed(e.loops):
             if any(loop in b.loops for b in backs):
                 return loop
@@ -108,7 +108,7 @@ class _Step:
     def checks_nonfinite(self, a: Event, b: Event) -> bool:
         """Whether the code looks for (or repairs) inf/NaN between `a` and `b`, or `b` runs only
         when a check it sits under passes (`if torch.isfinite(norm): opt.step()`)."""
-        if any(x.kind == "nonfinite" for x in self.between(a, b)):
+        if any(x.kind == EventKind.NONFINITE for x in self.between(a, b)):
             return True
         return any(
             g.test is not None and g.kind is not GuardKind.FOR and any(_NONFINITE_WORD.search(w) for w in g.test.words())
@@ -117,7 +117,7 @@ class _Step:
 
     def training_loops(self, e: Event) -> tuple[Guard, ...]:
         """The loops around `e` that back-propagate (not a loop over the optimizers)."""
-        backs = [x for x in self.events if x.kind in ("scaled_backward", "backward")]
+        backs = [x for x in self.events if x.kind in (EventKind.SCALED_BACKWARD, EventKind.BACKWARD)]
         return tuple(g for g in e.loops if any(g in x.loops for x in backs))
 
     def between(self, a: Event, b: Event) -> list[Event]:
@@ -254,9 +254,9 @@ def optimizer_step_bypasses_scaler(model: FileModel) -> Iterator[Finding]:
 
 def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
     scalers = step.scalers()
-    for o in step.of("opt_step"):
+    for o in step.of(EventKind.OPT_STEP):
         last = _last_backward(step, o)
-        if last is None or last.kind != "scaled_backward" or last.scaler not in scalers:
+        if last is None or last.kind != EventKind.SCALED_BACKWARD or last.scaler not in scalers:
             continue
         if step.blocked(last.scaler, o.target, at=o):
             continue
@@ -266,7 +266,7 @@ def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
         opt = o.target or "optimizer"
         unscaled = [
             x for x in step.between(last, o)
-            if x.kind == "unscale" and x.target == o.target and step.dominates(x, o, b, s)
+            if x.kind == EventKind.UNSCALE and x.target == o.target and step.dominates(x, o, b, s)
         ]
         if not unscaled:
             yield o, (
@@ -281,18 +281,18 @@ def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
             )
 
 
-def _last_backward(step: _Step, e: Event, stop: tuple[str, ...] = ()) -> Optional[Event]:
+def _last_backward(step: _Step, e: Event, stop: tuple[EventKind, ...] = ()) -> Optional[Event]:
     """The backward whose gradients `e` consumes: the nearest one before it that can run with
     it (a framework's backward included); None when an event of a `stop` kind comes first."""
-    scaled = step.of("scaled_backward")
+    scaled = step.of(EventKind.SCALED_BACKWARD)
     for prev in reversed(step.events[: step.index(e)]):
         if prev.kind in stop:
             return None
-        if prev.kind == "backward" and any(
+        if prev.kind == EventKind.BACKWARD and any(
             step.alternative(prev, x, x.binding, x.scaler or "") and not exclusive(x, e) for x in scaled
         ):
             continue  # the AMP-off alternative of a scaled backward that `e` may follow
-        if prev.kind in ("scaled_backward", "backward") and not exclusive(prev, e):
+        if prev.kind in (EventKind.SCALED_BACKWARD, EventKind.BACKWARD) and not exclusive(prev, e):
             return prev
         if prev.framework_backward:
             return prev
@@ -310,7 +310,7 @@ def _amp102(step: _Step) -> Iterator[tuple[Event, str]]:
         if step.blocked(s):
             continue
         updates = step.resets(s)
-        for st in step.of("scaler_step", s):
+        for st in step.of(EventKind.SCALER_STEP, s):
             loop = step.iteration(st, s)
             if loop is None:
                 if not updates and step.model.steps.never_updated(st):
@@ -321,7 +321,7 @@ def _amp102(step: _Step) -> Iterator[tuple[Event, str]]:
                     )
                 continue
             resets = [u for u in updates if loop in u.loops and not exclusive(u, st)]
-            if any(u.kind == "update" for u in resets):
+            if any(u.kind == EventKind.UPDATE for u in resets):
                 continue  # (one under another condition than the step is AMP107's)
             if any(step.conditions(u, b, s) <= step.conditions(st, b, s) for u in resets):
                 continue  # `update(new_scale)` wherever the step runs resets it too
@@ -351,7 +351,7 @@ def _amp103(step: _Step) -> Iterator[tuple[Event, str]]:
             continue
         resets = step.resets(s)
         recorders = step.recorders(s)
-        for u in step.of("update", s):
+        for u in step.of(EventKind.UPDATE, s):
             prior = [r for r in resets if r.loops == u.loops and step.index(r) < step.index(u) and not exclusive(r, u)]
             if prior:
                 r = prior[-1]
@@ -364,7 +364,7 @@ def _amp103(step: _Step) -> Iterator[tuple[Event, str]]:
                         f"call `{s}.update()` once, after the optimizers of the iteration have stepped")
                     )
                 continue
-            same = [x for x in step.of("scaler_step", s) if x.loops == u.loops and not exclusive(x, u)]
+            same = [x for x in step.of(EventKind.SCALER_STEP, s) if x.loops == u.loops and not exclusive(x, u)]
             before = [x for x in recorders if x.loops == u.loops and step.index(x) < step.index(u) and not exclusive(x, u)]
             if same and not before and all(step.index(x) > step.index(u) for x in same):
                 yield u, (
@@ -373,7 +373,7 @@ def _amp103(step: _Step) -> Iterator[tuple[Event, str]]:
                     f"(or adjusts the scale from the previous iteration's); call `{s}.update()` after "
                     f"`{s}.step(...)`")
                 )
-        for st in step.of("scaler_step", s):
+        for st in step.of(EventKind.SCALER_STEP, s):
             r = _stale(step, st, s, b)
             if r is not None:
                 yield r, (
@@ -390,15 +390,15 @@ def _stale(step: _Step, st: Event, s: str, b: Optional[Binding]) -> Optional[Eve
     loop the backward is outside of that runs the step and then the update on every pass (a
     loop over the optimizers stepping and updating each), whose next pass steps after it."""
     back = _last_backward(step, st)
-    if back is None or back.kind != "scaled_backward" or back.scaler != s:
+    if back is None or back.kind != EventKind.SCALED_BACKWARD or back.scaler != s:
         return None
     cst_ = step.conditions(st, b, s)
     for r in step.resets(s):
         if exclusive(r, st) or not _loops_prefix(back.loops, r.loops):
             continue
         if step.index(back) < step.index(r) < step.index(st):
-            read = r.kind == "set_scale" or any(
-                x.kind in ("unscale", "scaler_step") and x.scaler == s and not exclusive(x, r) for x in step.between(back, r)
+            read = r.kind == EventKind.SET_SCALE or any(
+                x.kind in (EventKind.UNSCALE, EventKind.SCALER_STEP) and x.scaler == s and not exclusive(x, r) for x in step.between(back, r)
             )  # (an update that finds no inf check is the finding, not the step after it)
             if read and _loops_prefix(r.loops, st.loops) and step.conditions(r, b, s) <= cst_:
                 return r
@@ -417,9 +417,9 @@ def grads_used_while_scaled(model: FileModel) -> Iterator[Finding]:
 
 def _amp104(step: _Step) -> Iterator[tuple[Event, str]]:
     scalers = step.scalers()
-    for g in step.of("grad_use"):
-        back = _last_backward(step, g, stop=("unscale", "scaler_step", "opaque"))
-        if back is None or back.kind != "scaled_backward" or back.scaler not in scalers:
+    for g in step.of(EventKind.GRAD_USE):
+        back = _last_backward(step, g, stop=(EventKind.UNSCALE, EventKind.SCALER_STEP, EventKind.OPAQUE))
+        if back is None or back.kind != EventKind.SCALED_BACKWARD or back.scaler not in scalers:
             continue
         s, b = back.scaler, scalers[back.scaler]
         if step.blocked(s):
@@ -428,7 +428,7 @@ def _amp104(step: _Step) -> Iterator[tuple[Event, str]]:
             what = f"`{g.op.text}` reads a gradient"
         else:
             what = f"`{g.op.text}` clips gradients"
-        later = [x.target for x in step.events[step.index(g):] if x.kind in ("unscale", "scaler_step") and x.scaler == s]
+        later = [x.target for x in step.events[step.index(g):] if x.kind in (EventKind.UNSCALE, EventKind.SCALER_STEP) and x.scaler == s]
         yield g, (
             _say(b, f"{what} still multiplied by the loss scale (65536 at first), so thresholds and "
             f"norms are off by that factor; call `{_call_text(s, 'unscale_', next(iter(later), None))}` "
@@ -444,17 +444,17 @@ def unscaled_backward(model: FileModel) -> Iterator[Finding]:
 
 def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
     scalers = step.scalers()
-    scaled = step.of("scaled_backward")
-    for p in step.of("backward"):
+    scaled = step.of(EventKind.SCALED_BACKWARD)
+    for p in step.of(EventKind.BACKWARD):
         if any(step.alternative(p, x, scalers.get(x.scaler or ""), x.scaler or "") for x in scaled):
             continue  # the AMP-off alternative of a scaled backward
-        for st in step.of("scaler_step"):
+        for st in step.of(EventKind.SCALER_STEP):
             if st.scaler not in scalers or step.index(st) < step.index(p) or exclusive(p, st):
                 continue
             if not _loops_prefix(step.training_loops(st), p.loops):
                 continue
             consumed = any(
-                x.kind in ("opt_step", "scaler_step") and not exclusive(x, p)
+                x.kind in (EventKind.OPT_STEP, EventKind.SCALER_STEP) and not exclusive(x, p)
                 and not step.alternative(x, st, scalers[st.scaler], st.scaler or "")
                 for x in step.between(p, st)
             )  # (a step on the AMP-off branch, `if scaler is None: opt.step()`, consumes nothing here)
@@ -483,7 +483,7 @@ def _amp106(step: _Step) -> Iterator[tuple[Event, str]]:
         updates = step.resets(s)
         if not updates:
             continue
-        unscales = step.of("unscale", s)
+        unscales = step.of(EventKind.UNSCALE, s)
         rebuilt = _rebuilt_in(step.model, s)
         for u in unscales:
             if step.blocked(s, u.target) or _asks_the_state_machine(u) or any(g.spec.node in rebuilt for g in u.loops):
@@ -522,10 +522,10 @@ def _asks_the_state_machine(e: Event) -> bool:
 def _after_step(step: _Step, u: Event) -> bool:
     """An `unscale_` of an optimizer its scaler has stepped since the last reset, in the
     same pass (the optimizer is STEPPED)."""
-    for st in step.of("scaler_step", u.scaler):
+    for st in step.of(EventKind.SCALER_STEP, u.scaler):
         if st.target != u.target or st.loops != u.loops or exclusive(st, u) or step.index(st) > step.index(u):
             continue
-        if not any(x.kind in ("update", "set_scale") and x.scaler == u.scaler for x in step.between(st, u)):
+        if not any(x.kind in (EventKind.UPDATE, EventKind.SET_SCALE) and x.scaler == u.scaler for x in step.between(st, u)):
             return True
     return False
 
@@ -544,7 +544,7 @@ def _unscale_repeats(step: _Step, u: Event, updates: list[Event], unscales: list
     for other in unscales:
         if other is u or other.target != u.target or exclusive(other, u) or other.loops != u.loops:
             continue
-        if step.index(other) < step.index(u) and not any(x.kind in ("update", "set_scale") for x in step.between(other, u)):
+        if step.index(other) < step.index(u) and not any(x.kind in (EventKind.UPDATE, EventKind.SET_SCALE) for x in step.between(other, u)):
             return True
     return False
 
@@ -559,8 +559,8 @@ def _amp107(step: _Step) -> Iterator[tuple[Event, str]]:
     for s, b in step.scalers().items():
         if step.blocked(s):
             continue
-        steps_ = step.of("scaler_step", s)
-        for u in step.of("update", s):
+        steps_ = step.of(EventKind.SCALER_STEP, s)
+        for u in step.of(EventKind.UPDATE, s):
             cands = [x for x in steps_ if _loops_prefix(x.loops, u.loops) and not exclusive(x, u)]
             if not cands:
                 continue
@@ -591,7 +591,7 @@ def _inf_checked(step: _Step, u: Event, s: str, b: Optional[Binding], cu: frozen
     whenever it does, or several of them under different conditions (each optimizer stepped
     or unscaled under its own flag: the code reasons about the cases, which we cannot)."""
     recorders = [
-        x for x in (*step.of("unscale", s), *step.of("scaler_step", s))
+        x for x in (*step.of(EventKind.UNSCALE, s), *step.of(EventKind.SCALER_STEP, s))
         if x.loops == u.loops and step.index(x) < step.index(u) and not exclusive(x, u)
     ]
     conds = {step.conditions(x, b, s) for x in recorders}
@@ -603,7 +603,7 @@ def _inf_checked(step: _Step, u: Event, s: str, b: Optional[Binding], cu: frozen
 def scaler_created_in_loop(model: FileModel) -> Iterator[Finding]:
     training = {
         g.spec.node for _, events in _roots(model) for e in events
-        if e.kind in ("scaled_backward", "scaler_step", "backward", "opt_step")
+        if e.kind in (EventKind.SCALED_BACKWARD, EventKind.SCALER_STEP, EventKind.BACKWARD, EventKind.OPT_STEP)
         for g in e.guards if g.is_loop
     }
     setup = [b.node for b in model.bindings.all if b.kind in ("model", "optimizer") and not b.inferred]
@@ -639,7 +639,7 @@ def _innermost_loop(model: FileModel, node: cst.CSTNode) -> Optional[cst.CSTNode
 def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
     used = [
         e.binding for _, events in _roots(model) for e in events
-        if e.kind in ("scaled_backward", "scaler_step") and (e.binding is None or e.binding.enabled is not False)
+        if e.kind in (EventKind.SCALED_BACKWARD, EventKind.SCALER_STEP) and (e.binding is None or e.binding.enabled is not False)
     ]
     if not used:
         return
@@ -648,7 +648,7 @@ def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
     # every save written here (reached or not), then those of helpers in other modules
     foreign = (e for _, events in _roots(model) for e in events if e.node is None)
     for e in itertools.chain(model.steps.events, foreign):
-        if e.kind != "save" or e.op.checkpoint is None or (e.path, e.op.checkpoint) in seen:
+        if e.kind != EventKind.SAVE or e.op.checkpoint is None or (e.path, e.op.checkpoint) in seen:
             continue
         found = model.event_finding(
             "AMP109", e,
@@ -671,7 +671,7 @@ def _amp110(step: _Step) -> Iterator[tuple[Event, str]]:
     for s, b in step.scalers().items():
         if b is None:
             continue  # a scaler built elsewhere: whether it is on where closures are used is unknown
-        for st in step.of("scaler_step", s):
+        for st in step.of(EventKind.SCALER_STEP, s):
             # a second positional or a `closure=`; `**kwargs` forwarded by a wrapper is not
             # known to hold a closure
             extra = len(st.op.args) > 1 or any(k == "closure" for k, _ in st.op.kwargs)
