@@ -2,8 +2,12 @@
 `# expect:` markers declare; each trap fixture (a correct program) raises no finding at all."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from ampcheck.config import Overrides, load_settings
+from ampcheck.lint.engine import Options, lint_paths
 from tests.paths import FIXTURES
 from tests.lint.helpers import codes, expected, lint_file
 
@@ -30,6 +34,16 @@ def test_explicit_float16_autocast_stored_on_a_trainer_without_scaler_is_flagged
 
 def test_float16_backward_whose_gradients_an_optimizer_steps_here_or_in_the_caller_is_flagged() -> None:
     _assert_marked("amp201_backward_stepped_by_the_caller.py")
+
+
+def test_float16_training_without_scaler_in_test_code_is_not_reported() -> None:
+    # a parity test (`tests/test_parity.py`) and a helper of the test suite (`tests/memory.py`)
+    # run a few fp16 steps on purpose; the training script beside them is reported
+    root = FIXTURES / "projects" / "fp16_test_code"
+    settings = load_settings([str(root)], Overrides(select=("AMP2",)), cwd=root)
+    result = lint_paths([str(root)], settings, Options(cache=False, jobs=1))
+    found = sorted((Path(f.path).resolve().relative_to(root).as_posix(), f.code, f.line) for f in result.findings)
+    assert found == [("train.py", code, line) for code, line in expected(root / "train.py", "AMP2")]
 
 
 def test_float16_backward_whose_gradients_reach_no_optimizer_needs_no_scaler() -> None:
