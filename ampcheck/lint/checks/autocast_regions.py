@@ -65,7 +65,9 @@ def maybe(region: AutocastRegion) -> str:
 
 @check("AMP301")
 def backward_in_autocast(model: FileModel) -> Iterable[Finding]:
-    if not model.regions.all:
+    """Not in test code (`FileModel.is_test`): a test stepping inside autocast checks behaviour
+    (two implementations compared step for step), not how a training run turns out."""
+    if not model.regions.all or model.is_test:
         return
     for event in model.steps.events:
         backward = event.kind in BACKWARD_KINDS or event.framework_backward
@@ -293,7 +295,8 @@ def _decorators(model: FileModel, fn: cst.FunctionDef) -> frozenset[str]:
 
 @check("AMP305")
 def optimizer_step_in_autocast(model: FileModel) -> Iterable[Finding]:
-    if not model.regions.all:
+    """Not in test code, as AMP301."""
+    if not model.regions.all or model.is_test:
         return
     for event in model.steps.events:
         region = model.regions.active(event.node) if event.kind in STEP_KINDS else None
