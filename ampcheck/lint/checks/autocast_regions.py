@@ -63,11 +63,9 @@ def maybe(region: AutocastRegion) -> str:
     return " when autocast is enabled" if region.enabled is None else ""
 
 
-@check("AMP301")
+@check("AMP301", in_tests=False)
 def backward_in_autocast(model: FileModel) -> Iterable[Finding]:
-    """Not in test code (`FileModel.is_test`): a test stepping inside autocast checks behaviour
-    (two implementations compared step for step), not how a training run turns out."""
-    if not model.regions.all or model.is_test:
+    if not model.regions.all:
         return
     for event in model.steps.events:
         backward = event.kind in BACKWARD_KINDS or event.framework_backward
@@ -112,7 +110,7 @@ def _is_bce(model: FileModel, call: cst.Call) -> bool:
     return bool(values) and all(isinstance(v, cst.Call) and model.callee(v) in _BCE_LOSS for v in values)
 
 
-@check("AMP303")
+@check("AMP303", in_tests=False)
 def manual_cast_in_autocast(model: FileModel) -> Iterable[Finding]:
     if not model.regions.all:
         return
@@ -293,10 +291,9 @@ def _decorators(model: FileModel, fn: cst.FunctionDef) -> frozenset[str]:
     return frozenset(out)
 
 
-@check("AMP305")
+@check("AMP305", in_tests=False)
 def optimizer_step_in_autocast(model: FileModel) -> Iterable[Finding]:
-    """Not in test code, as AMP301."""
-    if not model.regions.all or model.is_test:
+    if not model.regions.all:
         return
     for event in model.steps.events:
         region = model.regions.active(event.node) if event.kind in STEP_KINDS else None
