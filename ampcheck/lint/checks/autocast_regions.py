@@ -242,27 +242,32 @@ def _applied_only_without_autocast(model: FileModel, cls: cst.ClassDef) -> bool:
 
 
 def _restores_forward_autocast(model: FileModel, backward: cst.FunctionDef) -> bool:
-    """Whether `backward` re-enters, by hand, the autocast state its forward saved on `ctx`
-    (`with torch.autocast(**ctx.autocast_kwargs):`, or a same-file context manager that opens
-    autocast, `with autocast(ctx.had_autocast_in_fwd):`): what custom_bwd does, written out
-    (torch.utils.checkpoint's, fairscale's and LDM's CheckpointFunction)."""
+    """Whether `backward` re-enters, by hand, the autocast state its forward saved on `ctx`: it
+    hands `ctx` state (`ctx.x`, or a local read from it) to an autocast call or to a same-file
+    function that opens autocast (`with torch.autocast(**ctx.autocast_kwargs):`, `with
+    autocast(ctx.had_autocast_in_fwd):`, `sfb1d(..., ctx.use_amp)` whose convolution runs
+    under `autocast()` when told to): what custom_bwd does, written out (torch.utils.checkpoint's,
+    fairscale's and LDM's CheckpointFunction, pytorch_wavelets' filter banks)."""
     params = backward.params.params
     if not params:
         return False
     ctx = params[0].name.value
-    for w in model.withs:
-        if model.enclosing_function(w) is not backward:
-            continue
-        for item in w.items:
-            call = item.item
-            if isinstance(call, cst.Call) and _reads(call, ctx) and _opens_autocast(model, call):
-                return True
-    return False
+    return any(
+        model.enclosing_function(call) is backward and _reads(model, call, ctx) and _opens_autocast(model, call)
+        for call in model.calls
+    )
 
 
-def _reads(call: cst.Call, ctx: str) -> bool:
-    """Whether an argument of `call` is an attribute saved on `ctx` (`ctx.x`, `**ctx.kwargs`)."""
-    return any((dotted(a.value) or "").startswith(f"{ctx}.") for a in call.args)
+def _reads(model: FileModel, call: cst.Call, ctx: str) -> bool:
+    """Whether an argument of `call` is state saved on `ctx` (`ctx.x`, `**ctx.kwargs`, or a
+    name assigned from one)."""
+    def saved(expr: cst.BaseExpression) -> bool:
+        return (dotted(expr) or "").startswith(f"{ctx}.")
+
+    return any(
+        saved(a.value) or (isinstance(a.value, cst.Name) and any(saved(v) for v in model.values_of(a.value)))
+        for a in call.args
+    )
 
 
 def _opens_autocast(model: FileModel, call: cst.Call) -> bool:
