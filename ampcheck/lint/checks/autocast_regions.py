@@ -162,7 +162,7 @@ def custom_function_without_amp_decorators(model: FileModel) -> Iterable[Finding
             continue
         if all(_autocast_neutral(model, fn, _ctx_name(fn), set()) for fn in methods.values()):
             continue
-        if "backward" in methods and _restores_forward_autocast(model, methods["backward"]):
+        if "backward" in methods and _restores_forward_autocast(model, forward, methods["backward"]):
             continue
         decorated = {name: _decorators(model, fn) for name, fn in methods.items()}
         if any(d & _DEPRECATED_DECORATORS for d in decorated.values()):
@@ -241,7 +241,7 @@ def _applied_only_without_autocast(model: FileModel, cls: cst.ClassDef) -> bool:
     return bool(applies) and all((r := model.regions.enclosing(c)) is not None and r.enabled is False for c in applies)
 
 
-def _restores_forward_autocast(model: FileModel, backward: cst.FunctionDef) -> bool:
+def _restores_forward_autocast(model: FileModel, forward: cst.FunctionDef, backward: cst.FunctionDef) -> bool:
     """Whether `backward` re-enters, by hand, the autocast state its forward saved on `ctx`: it
     hands `ctx` state (`ctx.x`, or a local read from it) to an autocast call or to a same-file
     function that opens autocast (`with torch.autocast(**ctx.autocast_kwargs):`, `with
@@ -252,9 +252,30 @@ def _restores_forward_autocast(model: FileModel, backward: cst.FunctionDef) -> b
     if not params:
         return False
     ctx = params[0].name.value
-    return any(
+    if any(
         model.enclosing_function(call) is backward and _reads(model, call, ctx) and _opens_autocast(model, call)
         for call in model.calls
+    ):
+        return True
+    # or it enters a context its forward saved on ctx, where the forward builds autocast
+    # contexts from the state it ran under (TransformerEngine's and Megatron's checkpointing)
+    enters_saved = any(
+        model.enclosing_function(w) is backward and (dotted(item.item) or "").startswith(f"{ctx}.")
+        for w in model.withs for item in w.items
+    )
+    return enters_saved and any(
+        model.enclosing_function(call) is forward and _makes_autocast(model, call) for call in model.calls
+    )
+
+
+def _makes_autocast(model: FileModel, call: cst.Call) -> bool:
+    """An autocast call, or a call of a same-file function that builds one (and returns it)."""
+    if model.regions.config(call) is not None:
+        return True
+    name = call.func.value if isinstance(call.func, cst.Name) else None
+    return name is not None and any(
+        fn.name.value == name and any(model.enclosing_function(c) is fn and model.regions.config(c) is not None for c in model.calls)
+        for fn in model.functions
     )
 
 
