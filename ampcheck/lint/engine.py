@@ -388,7 +388,9 @@ def _run_checks(
     with RECORDER.phase(Phase.PARSE):
         try:
             if reparser is not None:
-                model = FileModel(path, text, reparser.parse(text), project, targets, reparser.positions, reparser.indexes)
+                model = FileModel(
+                    path, text, reparser.parse(text), project, targets, reparser.positions, reparser.indexes, reparser.programs,
+                )
             else:
                 model = FileModel(path, text, project=project, targets=targets)
         except cst.ParserSyntaxError as err:

@@ -116,5 +116,13 @@ class ImportTable:
         found = self.resolve(expr)
         return next(iter(found)) if len(found) == 1 else None
 
+    def effective(self) -> tuple[Optional[str], tuple[tuple[str, tuple[str, ...]], ...]]:
+        """What the table answers, as comparable data: its package and each name that
+        resolves, with what it resolves to (shadowed names resolve to nothing)."""
+        return self.package, tuple(sorted(
+            (name, tuple(sorted(targets))) for name, targets in self._bindings.items()
+            if targets and name not in self._shadowed
+        ))
+
     def bound_names(self) -> Iterable[str]:
         return self._bindings.keys()

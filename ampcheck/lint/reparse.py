@@ -20,6 +20,7 @@ from typing import Iterator, Mapping, Optional
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
+from ampcheck.lint.program import StatementPrograms
 from ampcheck.lint.tree import StatementIndexes
 
 
@@ -45,6 +46,7 @@ class Reparser:
         self._starts: list[int] = []  # each statement's first line
         self._full: Optional[dict[cst.CSTNode, CodeRange]] = None  # header/footer nodes' positions
         self.indexes = StatementIndexes()  # the tree index of each statement, kept with its node
+        self.programs = StatementPrograms()  # the step programs of each definition, kept likewise
 
     def parse(self, text: str) -> cst.Module:
         """The module of `text`; raises libcst's ParserSyntaxError as `parse_module` does."""
