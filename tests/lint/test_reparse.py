@@ -7,6 +7,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ampcheck.lint.reparse import Reparser
+from ampcheck.lint.syntax import parses
 from ampcheck.lint.tree import SourceTree
 from tests.paths import FIXTURES
 
@@ -86,3 +87,21 @@ def test_a_tree_indexed_statement_by_statement_across_edits_is_the_tree_indexed_
         assert [kept.code_for(n) for n in kept.parents if isinstance(n, code)] == [
             whole.code_for(n) for n in whole.parents if isinstance(n, code)
         ]
+
+
+# edits after which CPython's parser may reject what libcst accepts
+SYNTAX_EDITS = EDITS + [
+    ("a statement only a newer Python parses", "\n\ndef main", "\n\ntype Batch = list[int]\n\n\ndef main"),
+    ("a null byte in a trailing comment", '    main([], 10)\n', '    main([], 10)\n# \0\n'),
+    ("a null byte in a leading comment", "import torch\n", "# \0\nimport torch\n"),
+    ("a call typed half", "scaler.update()", "scaler.update("),
+]
+
+
+@pytest.mark.parametrize("old,new", [(o, n) for _, o, n in SYNTAX_EDITS], ids=[name for name, _, _ in SYNTAX_EDITS])
+def test_cpython_parses_a_text_checked_statement_by_statement_exactly_when_it_parses_it_whole(old: str, new: str) -> None:
+    reparser = Reparser()
+    assert reparser.parses(SOURCE)
+    edited = SOURCE.replace(old, new, 1)
+    assert reparser.parses(edited) == parses(edited)
+    assert reparser.parses(SOURCE)
