@@ -2,6 +2,8 @@
 gives, with the same positions, whatever the edit: the reuse is an optimisation only."""
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -74,7 +76,7 @@ def index_of(tree: SourceTree) -> tuple:
     return list(tree.parents.items()), lists, tree.name_nodes, names, tree.children_index, tree.function_of, tree.class_of
 
 
-def test_a_tree_indexed_statement_by_statement_across_edits_is_the_tree_indexed_whole_with_its_code() -> None:
+def test_a_tree_indexed_statement_by_statement_across_edits_is_the_tree_indexed_whole_with_its_code_and_order() -> None:
     reparser = Reparser()
     text = SOURCE
     for _, old, new in [(None, SOURCE, SOURCE)] + EDITS:
@@ -83,6 +85,10 @@ def test_a_tree_indexed_statement_by_statement_across_edits_is_the_tree_indexed_
         kept = SourceTree("pkg/train.py", text, module, "pkg.train", indexes=reparser.indexes)
         whole = SourceTree("pkg/train.py", text, module, "pkg.train")
         assert index_of(kept) == index_of(whole)
+        nodes = list(whole.parents)  # source order
+        in_order = functools.cmp_to_key(lambda a, b: -1 if kept.precedes(a, b) else 1)
+        assert sorted(reversed(nodes), key=in_order) == nodes
+        assert not kept.precedes(nodes[0], module) and kept.precedes(module, nodes[0])
         code = (cst.BaseExpression, cst.BaseStatement)  # nodes whose code stands alone
         assert [kept.code_for(n) for n in kept.parents if isinstance(n, code)] == [
             whole.code_for(n) for n in whole.parents if isinstance(n, code)
