@@ -137,5 +137,13 @@ class ImportTable:
             if targets and name not in self._shadowed
         ))
 
+    def exports(self) -> dict[str, str]:
+        """Each name the table binds that stands for exactly one qualified name, with it: what
+        another module importing the name from this one gets (`qualname` of the bare name)."""
+        return {
+            name: next(iter(targets)) for name, targets in self._bindings.items()
+            if len(targets) == 1 and name not in self._shadowed
+        }
+
     def bound_names(self) -> Iterable[str]:
         return self._bindings.keys()

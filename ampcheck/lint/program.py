@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass, field, replace
 from ampcheck.lint.enums import StrEnum
 from functools import cached_property
-from typing import Any, Iterator, Optional, Sequence, Union
+from typing import Any, Iterable, Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -376,9 +376,10 @@ class _Builder:
         self._local_functions = self._index_local_functions()
 
     def summary(self, kept: Optional[StatementPrograms] = None) -> ModuleSummary:
+        parts = self._parts(kept) if kept is not None else None  # first: it decides what is walked
         functions = {"": self._program(None)}
         classes = {}
-        if kept is None:
+        if parts is None:
             for fn in self.tree.functions:
                 p = self._program(fn)
                 functions.setdefault(p.key, p)
@@ -386,15 +387,12 @@ class _Builder:
                 info = self._class(c)
                 classes.setdefault(info.key, info)
         else:
-            for programs, infos in self._parts(kept):
+            for programs, infos in parts:
                 for p in programs:
                     functions.setdefault(p.key, p)
                 for info in infos:
                     classes.setdefault(info.key, info)
-        exports = {
-            name: q for name in self.tree.names.bound_names()
-            if (q := self.tree.names.qualname(cst.Name(name))) is not None
-        }
+        exports = self.tree.names.exports()
         script = any(
             isinstance(s, cst.If) and "__main__" in self.tree.code_for(s.test) for s in self.tree.module.body
         )
@@ -420,6 +418,11 @@ class _Builder:
                 if any(b is not top and b not in reused for b in bases[top]):
                     reused.discard(top)
                     dropped = True
+        built = [self.tree.indexes_of(top) for top in self.tree.module.body if top not in reused]
+        if all(b is not None for b in built):  # the expression walks enter only the statements built
+            self._leads_to_ops = self._leading(
+                (c for b in built if b is not None for c in b.calls), (a for b in built if b is not None for a in b.attributes)
+            )
         parts: dict[cst.CSTNode, _Part] = {}
         out = []
         for top in self.tree.module.body:
@@ -698,8 +701,11 @@ class _Builder:
     def _leads_to_ops(self) -> set[cst.CSTNode]:
         """Every call and `.grad` attribute, and the nodes above them: the only subtrees an
         expression walk need enter."""
+        return self._leading(self.tree.calls, self.tree.attributes)
+
+    def _leading(self, calls: Iterable[cst.Call], attributes: Iterable[cst.Attribute]) -> set[cst.CSTNode]:
         found: set[cst.CSTNode] = set()
-        starts = [*self.tree.calls, *(a for a in self.tree.attributes if a.attr.value == "grad")]
+        starts = [*calls, *(a for a in attributes if a.attr.value == "grad")]
         for node in starts:
             while node is not None and node not in found:
                 found.add(node)

@@ -251,6 +251,15 @@ class SourceTree(_Indexes):
             children.update(part.children_index)
         self.children_index = children
 
+    def indexes_of(self, top: cst.CSTNode) -> Optional[_Indexes]:
+        """What the traversal recorded under one child of the module alone (its calls,
+        attributes, ... in source order), when the tree was indexed statement by statement."""
+        return self._by_top.get(top)
+
+    @cached_property
+    def _by_top(self) -> dict[cst.CSTNode, _Indexes]:
+        return dict(self._statements)
+
     def _resolve_aliases(self) -> None:
         """`amp = torch.cuda.amp` extends the import table; any other rebinding of an
         imported name shadows it, so it no longer resolves (precision before recall)."""
