@@ -19,10 +19,14 @@ from pathlib import Path
 DOCS_URL = "rules/{code}.md"
 
 FRONT_MATTER_KEYS = ("code", "name", "severity", "fix", "source")
+# `default: off` keeps a rule out of the default selection (`ALL`, its code or a prefix of
+# it still select it), for rules that flag a trade-off projects often make on purpose
+OPTIONAL_KEYS = {"default": ("on", "off")}
 ALLOWED = {
     "severity": ("error", "warning", "info"),
     "fix": ("safe", "unsafe", "none"),
     "source": ("lint", "trace"),
+    **OPTIONAL_KEYS,
 }
 SECTIONS = ("What it does", "Why is this bad", "Example", "Use instead", "References")
 
@@ -46,6 +50,7 @@ class RuleDoc:
     sections: dict[str, str]
     bad: str  # the Example's code
     good: str  # the Use instead's code
+    default: bool = True  # in the selection when the configuration selects nothing
 
     @property
     def url(self) -> str:
@@ -98,11 +103,11 @@ def parse(text: str, where: str) -> RuleDoc:
     for key in FRONT_MATTER_KEYS:
         if not meta.get(key):
             raise CatalogError(f"{where}: front matter lacks '{key}'")
-    unknown = sorted(set(meta) - set(FRONT_MATTER_KEYS))
+    unknown = sorted(set(meta) - set(FRONT_MATTER_KEYS) - set(OPTIONAL_KEYS))
     if unknown:
         raise CatalogError(f"{where}: unknown front matter key '{unknown[0]}'")
     for key, allowed in ALLOWED.items():
-        if meta[key] not in allowed:
+        if key in meta and meta[key] not in allowed:
             raise CatalogError(f"{where}: {key} '{meta[key]}' is not one of {', '.join(allowed)}")
     if not _CODE.fullmatch(meta["code"]):
         raise CatalogError(f"{where}: code '{meta['code']}' is not AMP followed by three digits")
@@ -125,6 +130,7 @@ def parse(text: str, where: str) -> RuleDoc:
         sections=sections,
         bad=_code_block(sections, "Example", where),
         good=_code_block(sections, "Use instead", where),
+        default=meta.get("default", "on") == "on",
     )
 
 

@@ -98,6 +98,14 @@ def known_codes() -> frozenset[str]:
     return frozenset(catalog.load()) | {SYNTAX_ERROR}
 
 
+def default_codes() -> frozenset[str]:
+    """The codes a run selects when its configuration selects nothing: every code but the
+    rules whose docs say `default: off`."""
+    from ampcheck import catalog
+
+    return frozenset(code for code, doc in catalog.load().items() if doc.default) | {SYNTAX_ERROR}
+
+
 def expand(selectors: Iterable[str], known: frozenset[str], where: str) -> frozenset[str]:
     """Codes matched by `ALL`, a full code or a code prefix (`AMP4`, `AMP10`)."""
     codes: set[str] = set()
@@ -275,7 +283,7 @@ def load_settings(
     elif "select" in table:
         selected = expand(cfg("select"), known, f"'select' in {where}")
     else:
-        selected = known
+        selected = default_codes()
     selected |= expand(cfg("extend-select"), known, f"'extend-select' in {where}")
     selected |= expand(overrides.extend_select, known, "--extend-select")
     ignored = expand(cfg("ignore"), known, f"'ignore' in {where}")
@@ -350,6 +358,6 @@ def _max_file_size(table: dict[str, Any], where: str, override: Optional[str]) -
 
 
 def default_settings(root: Optional[Path] = None, **kwargs: Any) -> Settings:
-    """Settings with every rule enabled and no config file: what a library caller starts from."""
-    return Settings(root=Path(os.path.abspath(root or os.getcwd())), enabled=known_codes(), **kwargs)
+    """Settings with the default rules enabled and no config file: what a library caller starts from."""
+    return Settings(root=Path(os.path.abspath(root or os.getcwd())), enabled=default_codes(), **kwargs)
 

@@ -44,7 +44,7 @@ from ampcheck.lint.names import dotted
 from ampcheck.lint.tree import SourceTree
 
 
-KINDS = ("scaler", "optimizer", "model", "loss", "scheduler", "object", "opaque")
+KINDS = ("scaler", "optimizer", "model", "loss", "scheduler", "object", "opaque", "loss_scale")
 
 _ENABLED_POS_DEVICE_FIRST = 5
 _ENABLED_POS_LEGACY = 4
@@ -293,6 +293,8 @@ class Bindings:
                 return replace(b, key=key, scope=scope) if b is not None and b.kind != "opaque" else None
             return None
         func = value.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "get_scale" and not value.args:
+            return Binding("loss_scale", key, value, scope=scope)  # the scale a scaler multiplies the loss by
         quals = self.tree.names.resolve(func)
         last = _last_name(func)
         if self._is_scaler_ctor(quals, last):

@@ -30,6 +30,7 @@ from ampcheck.targets import Targets
 
 # events after which gradients may have updated weights
 _UPDATES = frozenset({EventKind.OPT_STEP, EventKind.SCALER_STEP, EventKind.OPAQUE})
+_TEST_FOLDERS = frozenset({"test", "tests", "testing"})
 
 
 class FileModel(SourceTree):
@@ -77,6 +78,18 @@ class FileModel(SourceTree):
     @cached_property
     def steps(self) -> StepEvents:
         return StepEvents(self.project, self.summary, self.regions)
+
+    @cached_property
+    def is_test(self) -> bool:
+        """Whether the file is test code: a module pytest collects (`test_*.py`, `*_test.py`,
+        `conftest.py`) or any file under a `test`/`tests`/`testing` folder of the project.
+        Tests run a few steps to check behaviour (a parity test, a memory test), so the rules
+        that predict how a training run converges do not apply there."""
+        name = os.path.basename(self.path)
+        if name == "conftest.py" or (name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))):
+            return True
+        shown = Path(self.project.display(self.path))
+        return not shown.is_absolute() and any(part in _TEST_FOLDERS for part in shown.parts[:-1])
 
     # -- questions over the facets -------------------------------------------------------------------
     def trains(self, backward: Event) -> bool:

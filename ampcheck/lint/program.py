@@ -266,6 +266,9 @@ class Op:
     # dict's identity in the tree the summary was built from, unique within its module like
     # `GuardSpec.stmt` (not a count, which would depend on the order programs are built in)
     checkpoint: Optional[int] = None
+    # a clip whose threshold is a product of these values: right when one is the loss scale
+    # (`clip_grad_norm_(params, max_norm * scale)` with a caller's `scale=scaler.get_scale()`)
+    threshold: tuple[Ref, ...] = ()
     node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
 
@@ -794,6 +797,8 @@ class _Builder:
             scaled = self._scaled_ref(expr)
             if scaled is not None:
                 return scaled
+            if not isinstance(expr, cst.Attribute) and self._loss_scale(expr):
+                return Value(self._text(expr), BindingInfo("loss_scale"))
         text = dotted(expr)
         if text is None:
             return Value(None)
@@ -946,12 +951,24 @@ class _Builder:
         positional = [a.value for a in call.args if a.keyword is None and not a.star]
         if threshold is None and len(positional) > 1:
             threshold = positional[1]
-        if threshold is not None and any(
-            isinstance(c, cst.Call) and isinstance(c.func, cst.Attribute) and c.func.attr.value == "get_scale"
-            for c in _walk_calls(self.tree, threshold)
-        ):
+        if threshold is None:
+            return Op(OpKind.GRAD_USE, guards, text=self._text(call.func), node=call)
+        if self._loss_scale(threshold):
             return None
-        return Op(OpKind.GRAD_USE, guards, text=self._text(call.func), node=call)
+        # what the factors are, the caller (or the object) says
+        by = tuple(r for r in map(self.ref, _factors(threshold)) if isinstance(r, (Param, Attr, Member)))
+        return Op(OpKind.GRAD_USE, guards, text=self._text(call.func), threshold=by, node=call)
+
+    def _loss_scale(self, expr: cst.BaseExpression) -> bool:
+        """Whether an expression is a scaler's current scale, or a product with it: it holds a
+        `get_scale()` call (`scaler.get_scale() if amp else 1.0`), or a factor is a name bound
+        to one (`scale = scaler.get_scale()`; `max_norm * scale`)."""
+        if _holds_loss_scale(self.tree, expr):
+            return True
+        return any(
+            isinstance(f, (cst.Name, cst.Attribute)) and (b := self.b.lookup(f, f)) is not None and b.kind == "loss_scale"
+            for f in _factors(expr)
+        )
 
     def _reads_magnitude(self, node: cst.Attribute) -> bool:
         """Whether a `.grad` read depends nonlinearly on the gradient's size: a norm, a max or
@@ -1058,6 +1075,24 @@ def _walk_nodes(tree: SourceTree, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         cur = stack.pop()
         yield cur
         stack.extend(reversed(tree.children(cur)))
+
+
+def _holds_loss_scale(tree: SourceTree, expr: cst.CSTNode) -> bool:
+    """Whether an expression holds a scaler's current scale (`scaler.get_scale()`, `scaler.get_scale()
+    if amp else 1.0`)."""
+    return any(
+        isinstance(c.func, cst.Attribute) and c.func.attr.value == "get_scale" and not c.args
+        for c in _walk_calls(tree, expr)
+    )
+
+
+def _factors(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The operands of a product (`max_norm * scale * k`), or the expression itself."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
+        yield from _factors(expr.left)
+        yield from _factors(expr.right)
+    else:
+        yield expr
 
 
 def _walk_calls(tree: SourceTree, node: cst.CSTNode) -> Iterator[cst.Call]:

@@ -474,7 +474,7 @@ class StepEvents:
             guards = frame.guards + tuple(Guard(g, frame.module.path, frame.via) for g in op.guards)
             if op.kind is OpKind.CALL:
                 self._call(op, frame, guards, out, follow)
-            else:
+            elif all(self.val(r, frame).kind != "loss_scale" for r in op.threshold):
                 out.append(self._event(EventKind(op.kind), op, frame, guards))
 
     def _event(self, kind: EventKind, op: Op, frame: _Frame, guards: tuple[Guard, ...], **kw: object) -> Event:

@@ -2,8 +2,12 @@
 `# expect:` markers declare; each trap fixture (a correct program) raises no finding at all."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from ampcheck.config import Overrides, load_settings
+from ampcheck.lint.engine import Options, lint_paths
 from tests.paths import FIXTURES
 from tests.lint.helpers import codes, expected, lint_file
 
@@ -30,6 +34,17 @@ def test_explicit_float16_autocast_stored_on_a_trainer_without_scaler_is_flagged
 
 def test_float16_backward_whose_gradients_an_optimizer_steps_here_or_in_the_caller_is_flagged() -> None:
     _assert_marked("amp201_backward_stepped_by_the_caller.py")
+
+
+def test_training_placement_and_fp16_rules_are_not_reported_in_test_code() -> None:
+    # a parity test (`tests/test_parity.py`) and a helper of the test suite (`tests/memory.py`)
+    # run a few fp16 steps without a scaler, or step inside autocast, on purpose; the training
+    # script beside them is reported (AMP201, AMP301, AMP305)
+    root = FIXTURES / "projects" / "fp16_test_code"
+    settings = load_settings([str(root)], Overrides(select=("AMP2", "AMP3")), cwd=root)
+    result = lint_paths([str(root)], settings, Options(cache=False, jobs=1))
+    found = sorted((Path(f.path).resolve().relative_to(root).as_posix(), f.code, f.line) for f in result.findings)
+    assert found == sorted(("train.py", code, line) for code, line in expected(root / "train.py", "AMP"))
 
 
 def test_float16_backward_whose_gradients_reach_no_optimizer_needs_no_scaler() -> None:

@@ -67,7 +67,7 @@ def test_canonical_step_with_fp32_subregion_and_module_cast_is_silent() -> None:
     _assert_clean("clean_canonical_step.py")
 
 
-def test_custom_function_without_amp_decorators_in_an_autocast_file_is_flagged() -> None:
+def test_custom_function_with_matmuls_without_amp_decorators_in_an_autocast_file_is_flagged() -> None:
     _assert_marked("amp304_function_without_decorators.py")
 
 
@@ -82,6 +82,12 @@ def test_custom_function_without_amp_decorators_in_an_autocast_file_is_flagged()
 )
 def test_decorated_function_a_file_without_autocast_or_a_function_applied_with_autocast_off_is_silent(name: str) -> None:
     _assert_clean(name)
+
+
+def test_function_that_only_reshapes_flips_or_negates_gradients_is_silent() -> None:
+    # gradient reversal, a straight-through estimator, a permute-only cross-scan whose helpers
+    # are picked at run time: nothing in them is an op autocast lowers or a kernel it cannot see
+    _assert_clean("clean_function_autocast_neutral.py")
 
 
 def test_function_whose_backward_enters_a_fixed_or_non_autocast_state_is_flagged() -> None:

@@ -30,11 +30,17 @@ def test_config_flag_overrides_the_discovered_file(tmp_path):
     assert settings.enabled == {"AMP001"}
 
 
-def test_without_a_config_every_documented_rule_is_enabled(tmp_path):
+def test_without_a_config_every_documented_rule_but_the_opt_in_ones_is_enabled(tmp_path):
     settings = load_settings(["."], cwd=tmp_path)
     assert settings.config_path is None
-    assert settings.enabled == known_codes()
+    assert settings.enabled == known_codes() - {"AMP207"}
     assert "AMP001" in settings.enabled and "AMP401" in settings.enabled
+
+
+@pytest.mark.parametrize("flags", [Overrides(select=("ALL",)), Overrides(select=("AMP2",)), Overrides(extend_select=("AMP207",))])
+def test_an_opt_in_rule_runs_when_all_its_code_or_a_prefix_selects_it(tmp_path, flags):
+    # AMP207's doc says `default: off`: a deliberate trade-off in many projects
+    assert "AMP207" in load_settings(["."], flags, cwd=tmp_path).enabled
 
 
 def test_prefixes_select_families_and_ignore_wins(tmp_path):

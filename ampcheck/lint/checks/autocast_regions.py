@@ -27,6 +27,25 @@ _DEPRECATED_DECORATORS = frozenset(
 )
 
 
+# ops that accept mixed dtypes (elementwise arithmetic promotes) and that autocast does not
+# lower: layout, copies, creation like an input, elementwise math
+_NEUTRAL_OPS = frozenset(
+    {
+        "view", "view_as", "reshape", "reshape_as", "permute", "transpose", "t", "flip", "fliplr", "flipud",
+        "rot90", "roll", "flatten", "unflatten", "contiguous", "clone", "detach", "squeeze", "unsqueeze",
+        "expand", "expand_as", "repeat", "narrow", "select", "cat", "concat", "stack", "split", "chunk",
+        "unbind", "new_empty", "new_zeros", "new_ones", "new_full", "empty_like", "zeros_like", "ones_like",
+        "full_like", "size", "dim", "numel", "stride", "neg", "abs", "sign", "add", "sub", "mul", "div",
+        "clamp", "clamp_min", "clamp_max", "sum", "mean", "sigmoid", "tanh", "relu", "where", "masked_fill",
+        "maximum", "minimum",
+    }
+)
+_CTX_METHODS = frozenset({"save_for_backward", "save_for_forward", "mark_dirty", "mark_non_differentiable", "set_materialize_grads"})
+_NEUTRAL_BUILTINS = frozenset(
+    {"len", "int", "float", "bool", "range", "tuple", "list", "isinstance", "getattr", "hasattr", "zip", "enumerate", "min", "max"}
+)
+
+
 BACKWARD_KINDS = frozenset({EventKind.BACKWARD, EventKind.SCALED_BACKWARD, EventKind.AUTOGRAD_GRAD})
 STEP_KINDS = frozenset({EventKind.OPT_STEP, EventKind.SCALER_STEP})
 
@@ -46,7 +65,9 @@ def maybe(region: AutocastRegion) -> str:
 
 @check("AMP301")
 def backward_in_autocast(model: FileModel) -> Iterable[Finding]:
-    if not model.regions.all:
+    """Not in test code (`FileModel.is_test`): a test stepping inside autocast checks behaviour
+    (two implementations compared step for step), not how a training run turns out."""
+    if not model.regions.all or model.is_test:
         return
     for event in model.steps.events:
         backward = event.kind in BACKWARD_KINDS or event.framework_backward
@@ -141,6 +162,8 @@ def custom_function_without_amp_decorators(model: FileModel) -> Iterable[Finding
         forward = methods.get("forward")
         if forward is None or _applied_only_without_autocast(model, cls):
             continue
+        if all(_autocast_neutral(model, fn, _ctx_name(fn), set()) for fn in methods.values()):
+            continue
         if "backward" in methods and _restores_forward_autocast(model, methods["backward"]):
             continue
         decorated = {name: _decorators(model, fn) for name, fn in methods.items()}
@@ -154,6 +177,59 @@ def custom_function_without_amp_decorators(model: FileModel) -> Iterable[Finding
                 f"autograd.Function {cls.name.value} has no torch.amp.{' / '.join(sorted(missing))} in a file that uses "
                 "autocast; its backward then runs under a different autocast state than its forward",
             )
+
+
+def _autocast_neutral(model: FileModel, fn: cst.FunctionDef, ctx: Optional[str], seen: set[int]) -> bool:
+    """Whether a function does nothing whose result autocast decides or whose inputs must
+    share a dtype: only moves, reshapes and elementwise arithmetic (which promotes mixed
+    dtypes), Python builtins, calls on `ctx`, and same-file functions of the same kind
+    (VMamba's cross-scan permutes, a gradient-reversal layer's `grad.neg() * alpha`). Such a
+    Function gives the same result under any autocast state; a matmul, a convolution, an
+    indexed store, or a call into code the file does not hold (an extension kernel, a Triton
+    launch) can meet a half gradient and a float saved tensor, which is what AMP304 is about."""
+    if id(fn) in seen:
+        return True
+    seen.add(id(fn))
+    pending: list[cst.CSTNode] = [fn.body]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
+            return False
+        if isinstance(node, (cst.AugAssign, cst.AssignTarget)) and isinstance(getattr(node, "target", None), cst.Subscript):
+            return False
+        if isinstance(node, cst.Call) and not _neutral_call(model, node, ctx, seen):
+            return False
+        pending.extend(model.children(node))
+    return True
+
+
+def _neutral_call(model: FileModel, call: cst.Call, ctx: Optional[str], seen: set[int]) -> bool:
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        if ctx is not None and dotted(func.value) == ctx:
+            return func.attr.value in _CTX_METHODS  # not a function stored on ctx (`ctx.fn(x)`)
+        return func.attr.value in _NEUTRAL_OPS and (model.qualname(func) or "torch.").startswith("torch.")
+    if not isinstance(func, cst.Name):
+        return False
+    qualname = model.qualname(func)
+    if qualname is not None:
+        return qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] in _NEUTRAL_OPS
+    if func.value in _NEUTRAL_BUILTINS:
+        return True
+    targets = [f for f in model.functions if f.name.value == func.value and model.enclosing_class(f) is None]
+    if not targets:
+        targets = [
+            f for value in model.values_of(func)
+            for name in ([value.body, value.orelse] if isinstance(value, cst.IfExp) else [value])
+            if isinstance(name, cst.Name)
+            for f in model.functions if f.name.value == name.value and model.enclosing_class(f) is None
+        ]
+    return bool(targets) and all(_autocast_neutral(model, f, None, seen) for f in targets)
+
+
+def _ctx_name(method: cst.FunctionDef) -> Optional[str]:
+    """The name a Function's static `forward`/`backward` gives its context (first) parameter."""
+    return method.params.params[0].name.value if method.params.params else None
 
 
 def _applied_only_without_autocast(model: FileModel, cls: cst.ClassDef) -> bool:
@@ -219,7 +295,8 @@ def _decorators(model: FileModel, fn: cst.FunctionDef) -> frozenset[str]:
 
 @check("AMP305")
 def optimizer_step_in_autocast(model: FileModel) -> Iterable[Finding]:
-    if not model.regions.all:
+    """Not in test code, as AMP301."""
+    if not model.regions.all or model.is_test:
         return
     for event in model.steps.events:
         region = model.regions.active(event.node) if event.kind in STEP_KINDS else None
