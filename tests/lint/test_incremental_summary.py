@@ -5,7 +5,10 @@ reused definition reads (a module global, an import, a base class's attributes, 
 function, a global inferred to be a scaler), the reuse is an optimisation only."""
 from __future__ import annotations
 
+import libcst as cst
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ampcheck.config import load_settings
 from ampcheck.lint.digests import FileDigests, read_regular
@@ -108,3 +111,29 @@ def test_findings_after_any_sequence_of_edits_are_those_of_the_text_analysed_fro
         seen.add(tuple((f.code, f.line, f.message) for f in kept.findings))
     assert len(seen) > len(EDITS) // 2  # the edits change what is reported
 
+
+
+# what people type, where it may change what a definition elsewhere reads
+SNIPPETS = [
+    "\n", "    ", "x = (", ")", ":", "# note\n", "USE_AMP = False\n", "shared_scaler = None\n", "gs = object()\n",
+    "import torch.cuda.amp as amp\n", "from helpers import build\n", "torch = None\n", "def build():\n    pass\n",
+    "class Trainer(nn.Module):\n    pass\n", "        self.scaler = None\n", "    gs.update()\n", "    return Trainer(1, 2)\n",
+    "    global EPOCHS\n", "exec('x')\n",
+]
+edit = st.tuples(st.integers(0, len(SOURCE)), st.integers(0, 30), st.sampled_from(SNIPPETS))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(edit, min_size=1, max_size=5))
+def test_after_any_edits_a_summary_reusing_definitions_is_the_summary_built_whole(edits: list[tuple[int, int, str]]) -> None:
+    reparser = Reparser()
+    summaries(reparser, SOURCE)
+    text = SOURCE
+    for at, cut, snippet in edits:
+        at = min(at, len(text))
+        text = text[:at] + snippet + text[at + cut:]
+        try:
+            got, expected = summaries(reparser, text)
+        except cst.ParserSyntaxError:
+            continue
+        assert got == expected
