@@ -25,7 +25,27 @@ def checkpoint_without_scaler(tree: SourceTree, bindings: Bindings, call: cst.Ca
     d = _saved_dict(tree, call.args[0].value, call)
     if d is None or not _has_optimizer_state(bindings, d) or _mentions_scaler(tree, d):
         return None
+    if _scaler_saved_beside(tree, call):
+        return None
     return d
+
+
+def _scaler_saved_beside(tree: SourceTree, call: cst.Call) -> bool:
+    """Whether the function that writes this checkpoint (its outermost enclosing function, nested
+    helpers included) also saves the scaler's state in another file: the optimizer in one file
+    and the rest of the training state in another."""
+    top = tree.enclosing_function(call)
+    if top is None:
+        return False
+    while (outer := tree.enclosing_function(top)) is not None:
+        top = outer
+    for other in tree.calls:
+        if other is call or not other.args or tree.callee(other) != "torch.save" or top not in tree.ancestors(other):
+            continue
+        saved = _saved_dict(tree, other.args[0].value, other)
+        if saved is not None and _mentions_scaler(tree, saved):
+            return True
+    return False
 
 
 def _saved_dict(tree: SourceTree, expr: cst.BaseExpression, at: cst.CSTNode) -> Optional[cst.Dict]:

@@ -411,7 +411,7 @@ def _run_checks(
             if not chk.codes & codes:
                 continue
             try:
-                for f in chk.fn(model):
+                for f in chk.run(model):
                     if f.code in codes:
                         found.setdefault((f.code, f.line, f.col, f.end_line, f.end_col), f)
             except Exception as err:  # a check bug must not cost the other files or checks

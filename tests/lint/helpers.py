@@ -19,7 +19,7 @@ def lint_source(
         (f.code, f.line, f.col): f
         for chk in load_all()
         if any(c.startswith(select) for c in chk.codes)
-        for f in chk.fn(model)
+        for f in chk.run(model)
         if f.code.startswith(select)
     }
     return sorted(found.values(), key=Finding.sort_key)

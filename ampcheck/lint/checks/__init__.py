@@ -19,14 +19,24 @@ CheckFn = Callable[["FileModel"], Iterable[Finding]]  # noqa: F821 - see ampchec
 class Check:
     fn: CheckFn
     codes: frozenset[str]
+    # False for a rule about how a training run turns out (underflow, lost scaler state, a
+    # backward under autocast): test code runs a few steps to check behaviour, so it is not
+    # reported there (`FileModel.is_test`). Rules about what raises run everywhere.
+    in_tests: bool = True
+
+    def run(self, model: "FileModel") -> Iterable[Finding]:  # noqa: F821 - see ampcheck.lint.model
+        """The check's findings on a file, none on test code for a rule that skips tests."""
+        if not self.in_tests and model.is_test:
+            return ()
+        return self.fn(model)
 
 
 REGISTRY: list[Check] = []
 
 
-def check(*codes: str) -> Callable[[CheckFn], CheckFn]:
+def check(*codes: str, in_tests: bool = True) -> Callable[[CheckFn], CheckFn]:
     def register(fn: CheckFn) -> CheckFn:
-        REGISTRY.append(Check(fn, frozenset(codes)))
+        REGISTRY.append(Check(fn, frozenset(codes), in_tests))
         return fn
 
     return register

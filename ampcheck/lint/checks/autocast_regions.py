@@ -63,11 +63,9 @@ def maybe(region: AutocastRegion) -> str:
     return " when autocast is enabled" if region.enabled is None else ""
 
 
-@check("AMP301")
+@check("AMP301", in_tests=False)
 def backward_in_autocast(model: FileModel) -> Iterable[Finding]:
-    """Not in test code (`FileModel.is_test`): a test stepping inside autocast checks behaviour
-    (two implementations compared step for step), not how a training run turns out."""
-    if not model.regions.all or model.is_test:
+    if not model.regions.all:
         return
     for event in model.steps.events:
         backward = event.kind in BACKWARD_KINDS or event.framework_backward
@@ -112,7 +110,7 @@ def _is_bce(model: FileModel, call: cst.Call) -> bool:
     return bool(values) and all(isinstance(v, cst.Call) and model.callee(v) in _BCE_LOSS for v in values)
 
 
-@check("AMP303")
+@check("AMP303", in_tests=False)
 def manual_cast_in_autocast(model: FileModel) -> Iterable[Finding]:
     if not model.regions.all:
         return
@@ -164,7 +162,7 @@ def custom_function_without_amp_decorators(model: FileModel) -> Iterable[Finding
             continue
         if all(_autocast_neutral(model, fn, _ctx_name(fn), set()) for fn in methods.values()):
             continue
-        if "backward" in methods and _restores_forward_autocast(model, methods["backward"]):
+        if "backward" in methods and _restores_forward_autocast(model, forward, methods["backward"]):
             continue
         decorated = {name: _decorators(model, fn) for name, fn in methods.items()}
         if any(d & _DEPRECATED_DECORATORS for d in decorated.values()):
@@ -243,28 +241,54 @@ def _applied_only_without_autocast(model: FileModel, cls: cst.ClassDef) -> bool:
     return bool(applies) and all((r := model.regions.enclosing(c)) is not None and r.enabled is False for c in applies)
 
 
-def _restores_forward_autocast(model: FileModel, backward: cst.FunctionDef) -> bool:
-    """Whether `backward` re-enters, by hand, the autocast state its forward saved on `ctx`
-    (`with torch.autocast(**ctx.autocast_kwargs):`, or a same-file context manager that opens
-    autocast, `with autocast(ctx.had_autocast_in_fwd):`): what custom_bwd does, written out
-    (torch.utils.checkpoint's, fairscale's and LDM's CheckpointFunction)."""
+def _restores_forward_autocast(model: FileModel, forward: cst.FunctionDef, backward: cst.FunctionDef) -> bool:
+    """Whether `backward` re-enters, by hand, the autocast state its forward saved on `ctx`: it
+    hands `ctx` state (`ctx.x`, or a local read from it) to an autocast call or to a same-file
+    function that opens autocast (`with torch.autocast(**ctx.autocast_kwargs):`, `with
+    autocast(ctx.had_autocast_in_fwd):`, `sfb1d(..., ctx.use_amp)` whose convolution runs
+    under `autocast()` when told to): what custom_bwd does, written out (torch.utils.checkpoint's,
+    fairscale's and LDM's CheckpointFunction, pytorch_wavelets' filter banks)."""
     params = backward.params.params
     if not params:
         return False
     ctx = params[0].name.value
-    for w in model.withs:
-        if model.enclosing_function(w) is not backward:
-            continue
-        for item in w.items:
-            call = item.item
-            if isinstance(call, cst.Call) and _reads(call, ctx) and _opens_autocast(model, call):
-                return True
-    return False
+    if any(
+        model.enclosing_function(call) is backward and _reads(model, call, ctx) and _opens_autocast(model, call)
+        for call in model.calls
+    ):
+        return True
+    # or it enters a context its forward saved on ctx, where the forward builds autocast
+    # contexts from the state it ran under (TransformerEngine's and Megatron's checkpointing)
+    enters_saved = any(
+        model.enclosing_function(w) is backward and (dotted(item.item) or "").startswith(f"{ctx}.")
+        for w in model.withs for item in w.items
+    )
+    return enters_saved and any(
+        model.enclosing_function(call) is forward and _makes_autocast(model, call) for call in model.calls
+    )
 
 
-def _reads(call: cst.Call, ctx: str) -> bool:
-    """Whether an argument of `call` is an attribute saved on `ctx` (`ctx.x`, `**ctx.kwargs`)."""
-    return any((dotted(a.value) or "").startswith(f"{ctx}.") for a in call.args)
+def _makes_autocast(model: FileModel, call: cst.Call) -> bool:
+    """An autocast call, or a call of a same-file function that builds one (and returns it)."""
+    if model.regions.config(call) is not None:
+        return True
+    name = call.func.value if isinstance(call.func, cst.Name) else None
+    return name is not None and any(
+        fn.name.value == name and any(model.enclosing_function(c) is fn and model.regions.config(c) is not None for c in model.calls)
+        for fn in model.functions
+    )
+
+
+def _reads(model: FileModel, call: cst.Call, ctx: str) -> bool:
+    """Whether an argument of `call` is state saved on `ctx` (`ctx.x`, `**ctx.kwargs`, or a
+    name assigned from one)."""
+    def saved(expr: cst.BaseExpression) -> bool:
+        return (dotted(expr) or "").startswith(f"{ctx}.")
+
+    return any(
+        saved(a.value) or (isinstance(a.value, cst.Name) and any(saved(v) for v in model.values_of(a.value)))
+        for a in call.args
+    )
 
 
 def _opens_autocast(model: FileModel, call: cst.Call) -> bool:
@@ -293,10 +317,9 @@ def _decorators(model: FileModel, fn: cst.FunctionDef) -> frozenset[str]:
     return frozenset(out)
 
 
-@check("AMP305")
+@check("AMP305", in_tests=False)
 def optimizer_step_in_autocast(model: FileModel) -> Iterable[Finding]:
-    """Not in test code, as AMP301."""
-    if not model.regions.all or model.is_test:
+    if not model.regions.all:
         return
     for event in model.steps.events:
         region = model.regions.active(event.node) if event.kind in STEP_KINDS else None

@@ -46,11 +46,9 @@ _FP16_SMALLEST_SUBNORMAL = 6e-8
 _MASTER_WEIGHT_WRAPPER = re.compile(r"fp16_?optimizer|master", re.I)
 
 
-@check("AMP201")
+@check("AMP201", in_tests=False)
 def fp16_without_scaler(model: FileModel) -> Iterable[Finding]:
-    """Underflow harms a training run over many steps; a test that runs a few fp16 steps
-    without a scaler (a parity or memory test) is correct as written."""
-    if model.is_test or any(b.enabled is not False for b in model.bindings.of_kind("scaler")):
+    if any(b.enabled is not False for b in model.bindings.of_kind("scaler")):
         return
     seen: set[int] = set()
     for region in model.regions.all:
@@ -180,7 +178,7 @@ def fp16_params_with_scaler(model: FileModel) -> Iterable[Finding]:
             )
 
 
-@check("AMP204")
+@check("AMP204", in_tests=False)
 def fp16_params_without_master_weights(model: FileModel) -> Iterable[Finding]:
     for cast, opt in _training_casts(model):
         if _unscaling_scaler(model, opt) is None and not _one_checked_update(model, opt):
@@ -202,7 +200,7 @@ def _one_checked_update(model: FileModel, opt: Binding) -> bool:
     return bool(steps) and all(not e.loops and assertions_after(model, e.node) for e in steps)
 
 
-@check("AMP205")
+@check("AMP205", in_tests=False)
 def adam_eps_underflows(model: FileModel) -> Iterable[Finding]:
     seen: set[int] = set()
     for _, opt in _training_casts(model):

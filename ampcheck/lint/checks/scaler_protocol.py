@@ -635,7 +635,7 @@ def _innermost_loop(model: FileModel, node: cst.CSTNode) -> Optional[cst.CSTNode
 
 
 # -- AMP109 -------------------------------------------------------------------------------------
-@check("AMP109")
+@check("AMP109", in_tests=False)
 def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
     used = [
         e.binding for _, events in _roots(model) for e in events
