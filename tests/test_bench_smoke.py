@@ -90,6 +90,13 @@ def test_lsp_bench_times_edits_on_the_generated_project_and_splices_its_table(tm
     assert row.split("|")[3].strip() == "3"  # edits timed
 
 
+def test_lsp_inprocess_times_the_session_s_analysis_of_each_edit_by_phase(tmp_path: Path) -> None:
+    done = run_bench("lsp_inprocess.py", "--edits", "3", "--lines", "150", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("edits: 3; CPU per edit: p50 ")
+    assert "program model (facets, summary)" in done.stdout
+
+
 def _git(*args: str, cwd: Path) -> str:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
 

@@ -153,6 +153,10 @@ class Bindings:
                 return Binding("scaler", name, p, enabled=None, scope=fn, inferred=True)
         return self._inferred.get((fn, name))
 
+    def module_inferred(self) -> list[str]:
+        """The module globals known to be scalers only from their use (in any function)."""
+        return sorted(key for scope, key in self._inferred if scope is None)
+
     def assigned_before(self, fn: cst.FunctionDef, name: str, at: cst.CSTNode) -> bool:
         return any(self.tree.precedes(n, at) for n, _ in self._by_key.get((fn, name), ()))
 

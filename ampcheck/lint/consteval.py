@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Iterator, Optional, Union
 
 import libcst as cst
 
@@ -72,7 +72,8 @@ class ConstEval:
     def __init__(self, tree: SourceTree) -> None:
         self.tree = tree
         self._by_scope = self._index_assignments()
-        self._module_dynamic = any(
+        # the file rewrites its globals: no module name is a constant
+        self.module_dynamic = any(
             tree.callee(c) in ("exec", "globals") or _bare_name(c.func) in ("exec", "globals")
             for c in tree.calls
             if tree.enclosing_function(c) is None
@@ -91,6 +92,11 @@ class ConstEval:
                     key = (self.tree.enclosing_function(node), name)
                     out.setdefault(key, []).append(node)
         return out
+
+    def module_assignments(self) -> Iterator[tuple[str, list[Assignment]]]:
+        """Each name assigned outside any function (at module level or in a class body),
+        with its assignments: what a module name's value is read from."""
+        return ((name, nodes) for (fn, name), nodes in self._by_scope.items() if fn is None)
 
     def value(self, expr: Optional[cst.BaseExpression], _depth: int = 0) -> Any:
         """The Python value of `expr`, or UNKNOWN."""
@@ -167,7 +173,7 @@ class ConstEval:
         assigns = local if local is not None else self._by_scope.get((None, expr.value))
         if assigns is None or len(assigns) != 1:
             return UNKNOWN
-        if local is None and self._module_dynamic:
+        if local is None and self.module_dynamic:
             return UNKNOWN
         node = assigns[0]
         if isinstance(node, cst.AugAssign) or node.value is None:

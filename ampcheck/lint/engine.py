@@ -352,18 +352,20 @@ def analyse(
     out = _Analysis([])
     if not codes:
         return out
+    with RECORDER.phase(Phase.PREFILTER):
+        passed = prefilter.may_have_findings(text)
     with RECORDER.phase(Phase.SYNTAX):
-        error = syntax_error(text, path, is_notebook, targets.python)
+        # a buffer's re-parse knows which statements CPython already accepted (the text the
+        # checks will parse anyway); the whole text is compiled only for what it does not know
+        proven = passed and reparser is not None and reparser.parses(text)
+        error = None if proven else syntax_error(text, path, is_notebook, targets.python)
     if error is not None:
         if SYNTAX_ERROR in codes:
             out.findings.append(error)
+    elif passed:
+        out.findings.extend(_run_checks(text, path, codes, out, project, targets, reparser, on_disk))
     else:
-        with RECORDER.phase(Phase.PREFILTER):
-            passed = prefilter.may_have_findings(text)
-        if passed:
-            out.findings.extend(_run_checks(text, path, codes, out, project, targets, reparser, on_disk))
-        else:
-            RECORDER.count(Count.PREFILTERED)
+        RECORDER.count(Count.PREFILTERED)
     if not out.findings and not warn_unused:
         return out
     with RECORDER.phase(Phase.SUPPRESS):
@@ -388,7 +390,9 @@ def _run_checks(
     with RECORDER.phase(Phase.PARSE):
         try:
             if reparser is not None:
-                model = FileModel(path, text, reparser.parse(text), project, targets, reparser.positions, reparser.indexes)
+                model = FileModel(
+                    path, text, reparser.parse(text), project, targets, reparser.positions, reparser.indexes, reparser.programs,
+                )
             else:
                 model = FileModel(path, text, project=project, targets=targets)
         except cst.ParserSyntaxError as err:

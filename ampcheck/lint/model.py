@@ -20,7 +20,7 @@ from ampcheck.findings import Finding, Fix
 from ampcheck.lint.bindings import Bindings, named_like_optimizer
 from ampcheck.lint.casts import Casts
 from ampcheck.lint.consteval import ConstEval
-from ampcheck.lint.program import ModuleSummary, build_summary
+from ampcheck.lint.program import ModuleSummary, StatementPrograms, build_summary
 from ampcheck.lint.project import Project
 from ampcheck.lint.regions import Regions
 from ampcheck.lint.steps import Event, EventKind, StepEvents
@@ -39,9 +39,10 @@ class FileModel(SourceTree):
     def __init__(
         self, path: str, source: str, module: Optional[cst.Module] = None, project: Optional[Project] = None,
         targets: Targets = Targets(), positions: Optional[Positions] = None,
-        indexes: Optional[StatementIndexes] = None,
+        indexes: Optional[StatementIndexes] = None, programs: Optional[StatementPrograms] = None,
     ) -> None:
         self.project = project if project is not None else standalone_project(path)
+        self._kept_programs = programs  # a buffer's programs of its last analysis, to reuse
         self.targets = targets  # the oldest Python and torch the project supports
         super().__init__(path, source, module, self.project.module_name(path), positions, indexes)
 
@@ -69,7 +70,7 @@ class FileModel(SourceTree):
     @cached_property
     @timed(Phase.MODEL)
     def summary(self) -> ModuleSummary:
-        summary = build_summary(self, self.bindings, self.module_name)
+        summary = build_summary(self, self.bindings, self.module_name, self._kept_programs)
         summary.path = os.path.abspath(self.path)
         self.project.add(self.path, summary)
         return summary

@@ -53,8 +53,12 @@ class ImportTable:
         # Names also bound by something other than an import or a plain alias (a parameter,
         # a loop target, an assignment from a call): they may shadow the import.
         self._shadowed: set[str] = set()
+        # answers of `resolve` by node (nodes are immutable; every change to the table
+        # forgets them): a file's checks ask about the same calls again and again
+        self._resolved: dict[cst.BaseExpression, frozenset[str]] = {}
 
     def add_import(self, node: cst.Import) -> None:
+        self._resolved.clear()
         for alias in node.names:
             full = module_name(alias.name)
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
@@ -64,6 +68,7 @@ class ImportTable:
                 self._bindings[top].add(top)
 
     def add_import_from(self, node: cst.ImportFrom) -> None:
+        self._resolved.clear()
         if isinstance(node.names, cst.ImportStar):
             return
         base = self._absolute(node)
@@ -95,14 +100,22 @@ class ImportTable:
         targets = self.resolve(value)
         if not targets:
             return False
+        self._resolved.clear()
         self._bindings[local].update(targets)
         return True
 
     def shadow(self, local: str) -> None:
+        self._resolved.clear()
         self._shadowed.add(local)
 
     def resolve(self, expr: cst.BaseExpression) -> frozenset[str]:
         """Every qualified name a Name/Attribute chain may denote (empty if unknown)."""
+        found = self._resolved.get(expr)
+        if found is None:
+            found = self._resolved[expr] = self._resolve(expr)
+        return found
+
+    def _resolve(self, expr: cst.BaseExpression) -> frozenset[str]:
         text = dotted(expr)
         if text is None:
             return frozenset()
@@ -115,6 +128,22 @@ class ImportTable:
         """The one qualified name of `expr`, or None when unknown or ambiguous."""
         found = self.resolve(expr)
         return next(iter(found)) if len(found) == 1 else None
+
+    def effective(self) -> tuple[Optional[str], tuple[tuple[str, tuple[str, ...]], ...]]:
+        """What the table answers, as comparable data: its package and each name that
+        resolves, with what it resolves to (shadowed names resolve to nothing)."""
+        return self.package, tuple(sorted(
+            (name, tuple(sorted(targets))) for name, targets in self._bindings.items()
+            if targets and name not in self._shadowed
+        ))
+
+    def exports(self) -> dict[str, str]:
+        """Each name the table binds that stands for exactly one qualified name, with it: what
+        another module importing the name from this one gets (`qualname` of the bare name)."""
+        return {
+            name: next(iter(targets)) for name, targets in self._bindings.items()
+            if len(targets) == 1 and name not in self._shadowed
+        }
 
     def bound_names(self) -> Iterable[str]:
         return self._bindings.keys()

@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass, field, replace
 from ampcheck.lint.enums import StrEnum
 from functools import cached_property
-from typing import Any, Iterator, Optional, Sequence, Union
+from typing import Any, Iterable, Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -262,7 +262,9 @@ class Op:
     text: str = ""  # one-line spelling of the call or read, for messages
     subject: str = ""  # one-line spelling of a method call's receiver (the loss of a backward)
     # a save of a checkpoint with optimizer state but not the scaler's: which checkpoint dict
-    # of its module it writes (one finding per dict, however many files it is saved to)
+    # of its module it writes (one finding per dict, however many files it is saved to): the
+    # dict's identity in the tree the summary was built from, unique within its module like
+    # `GuardSpec.stmt` (not a count, which would depend on the order programs are built in)
     checkpoint: Optional[int] = None
     # a clip whose threshold is a product of these values: right when one is the loss scale
     # (`clip_grad_norm_(params, max_norm * scale)` with a caller's `scale=scaler.get_scale()`)
@@ -319,8 +321,40 @@ class ModuleSummary:
 
 
 # -- building ------------------------------------------------------------------------------------------
-def build_summary(tree: SourceTree, bindings: Bindings, module_name: str) -> ModuleSummary:
-    return _Builder(tree, bindings, module_name).summary()
+def build_summary(
+    tree: SourceTree, bindings: Bindings, module_name: str, kept: "Optional[StatementPrograms]" = None
+) -> ModuleSummary:
+    """The summary of one file; with `kept` (a buffer's, from its previous analysis), the
+    programs and classes of the definitions an edit did not touch are reused from it."""
+    return _Builder(tree, bindings, module_name).summary(kept)
+
+
+# What one top-level statement contributes: the programs of the functions and the classes in it.
+_Part = tuple[list[FunctionProgram], list[ClassInfo]]
+_DEFINITIONS = (cst.FunctionDef, cst.ClassDef)
+
+
+class StatementPrograms:
+    """The programs and classes of a buffer's top-level `def`s and `class`es, kept from one
+    analysis to the next beside its re-parse (a language server's): a statement the re-parse
+    kept is the same node, and what its programs say depends on that node and on what they
+    read outside it, the file's context (`_Builder.context`: the import table, the module's
+    own code and bindings, its classes and module functions). Where the context is the
+    previous analysis's, an untouched definition's part is reused, unless a class in it
+    derives from a class of a statement built anew (a method reads the attributes its base
+    classes bind). The module body's program is always built anew.
+    tests/lint/test_incremental_summary.py compares the result with a summary built whole."""
+
+    def __init__(self) -> None:
+        self._context: Optional[tuple[Any, ...]] = None
+        self._parts: dict[cst.CSTNode, _Part] = {}
+        self.reused = 0  # statements whose part the last build reused (for tests and benches)
+
+    def reusable(self, context: tuple[Any, ...]) -> dict[cst.CSTNode, _Part]:
+        return self._parts if context == self._context else {}
+
+    def keep(self, context: tuple[Any, ...], parts: dict[cst.CSTNode, _Part], reused: int) -> None:
+        self._context, self._parts, self.reused = context, parts, reused
 
 
 def scope_key(tree: SourceTree, node: cst.CSTNode) -> str:
@@ -340,28 +374,115 @@ class _Builder:
         self.b = bindings
         self.module_name = module_name
         self._guard_cache: dict[tuple[int, str], GuardSpec] = {}
-        self._checkpoints: dict[int, int] = {}  # id of a checkpoint dict -> its number
         self._aliases = 0  # `x = y.a` ... `y = x.b`: how deep `ref` is in following them
         self._scaled = self._index_scaled_assignments()
         self._local_functions = self._index_local_functions()
 
-    def summary(self) -> ModuleSummary:
+    def summary(self, kept: Optional[StatementPrograms] = None) -> ModuleSummary:
+        parts = self._parts(kept) if kept is not None else None  # first: it decides what is walked
         functions = {"": self._program(None)}
-        for fn in self.tree.functions:
-            p = self._program(fn)
-            functions.setdefault(p.key, p)
         classes = {}
-        for c in self.tree.classes:
-            info = self._class(c)
-            classes.setdefault(info.key, info)
-        exports = {
-            name: q for name in self.tree.names.bound_names()
-            if (q := self.tree.names.qualname(cst.Name(name))) is not None
-        }
+        if parts is None:
+            for fn in self.tree.functions:
+                p = self._program(fn)
+                functions.setdefault(p.key, p)
+            for c in self.tree.classes:
+                info = self._class(c)
+                classes.setdefault(info.key, info)
+        else:
+            for programs, infos in parts:
+                for p in programs:
+                    functions.setdefault(p.key, p)
+                for info in infos:
+                    classes.setdefault(info.key, info)
+        exports = self.tree.names.exports()
         script = any(
             isinstance(s, cst.If) and "__main__" in self.tree.code_for(s.test) for s in self.tree.module.body
         )
         return ModuleSummary(self.module_name, functions, classes, exports, self.tree.path, script)
+
+    # -- reuse, statement by statement -----------------------------------------------------------
+    def _parts(self, kept: StatementPrograms) -> list[_Part]:
+        """Each top-level statement's programs and classes, in source order (the order a
+        whole build makes them in), reused from `kept` where that is exact."""
+        groups: dict[cst.CSTNode, tuple[list[cst.FunctionDef], list[cst.ClassDef]]] = {}
+        for fn in self.tree.functions:
+            groups.setdefault(self._top(fn), ([], []))[0].append(fn)
+        for c in self.tree.classes:
+            groups.setdefault(self._top(c), ([], []))[1].append(c)
+        context = self.context()
+        previous = kept.reusable(context)
+        reused = {top for top in groups if isinstance(top, _DEFINITIONS) and top in previous}
+        bases = {top: self._base_statements(classes) for top, (_, classes) in groups.items()}
+        dropped = True
+        while dropped:  # a class of a statement built anew makes its subclasses' statements built anew
+            dropped = False
+            for top in list(reused):
+                if any(b is not top and b not in reused for b in bases[top]):
+                    reused.discard(top)
+                    dropped = True
+        built = [self.tree.indexes_of(top) for top in self.tree.module.body if top not in reused]
+        if all(b is not None for b in built):  # the expression walks enter only the statements built
+            self._leads_to_ops = self._leading(
+                (c for b in built if b is not None for c in b.calls), (a for b in built if b is not None for a in b.attributes)
+            )
+        parts: dict[cst.CSTNode, _Part] = {}
+        out = []
+        for top in self.tree.module.body:
+            if top not in groups:
+                continue
+            fns, classes = groups[top]
+            part = previous[top] if top in reused else ([self._program(f) for f in fns], [self._class(c) for c in classes])
+            if isinstance(top, _DEFINITIONS):
+                parts[top] = part
+            out.append(part)
+        kept.keep(context, parts, len(reused))
+        return out
+
+    def context(self) -> tuple[Any, ...]:
+        """What a definition's programs and class read outside their own statement, as
+        comparable data: the import table's answers; the module's code outside its
+        top-level definitions, in order, with each definition's place and name (module
+        bindings, constants and the order `precedes` sees); the constants assigned in class
+        bodies; every class's name, key and bases; the module's functions by name; the
+        globals inferred to be scalers from their use anywhere."""
+        t = self.tree
+        layout = tuple(
+            (type(top).__name__, top.name.value) if isinstance(top, _DEFINITIONS) else t.code_for(top)
+            for top in t.module.body
+        )
+        consts = self.b.consts
+        assigned = tuple((name, tuple(t.code_for(n) for n in nodes)) for name, nodes in consts.module_assignments())
+        classes = tuple(
+            (c.name.value, scope_key(t, c), tuple(t.code_for(b.value) for b in c.bases)) for c in t.classes
+        )
+        functions = tuple(sorted(
+            (name, scope_key(t, f)) for (scope, name), f in self._local_functions.items() if scope is None
+        ))
+        return (
+            self.module_name, t.names.effective(), layout, assigned, consts.module_dynamic, classes, functions,
+            tuple(self.b.module_inferred()),
+        )
+
+    def _top(self, node: cst.CSTNode) -> cst.CSTNode:
+        """The top-level statement `node` is in."""
+        module = self.tree.module
+        while True:
+            up = self.tree.parents.get(node)
+            if up is None or up is module:
+                return node
+            node = up
+
+    def _base_statements(self, classes: list[cst.ClassDef]) -> set[cst.CSTNode]:
+        """The statements holding the in-file classes (by name) that `classes` derive from."""
+        found = set()
+        for c in classes:
+            for base in c.bases:
+                text = dotted(base.value)
+                cls = self.b.class_named(text) if text is not None else None
+                if cls is not None:
+                    found.add(self._top(cls))
+        return found
 
     # -- classes -----------------------------------------------------------------------------------
     def _class(self, c: cst.ClassDef) -> ClassInfo:
@@ -583,8 +704,11 @@ class _Builder:
     def _leads_to_ops(self) -> set[cst.CSTNode]:
         """Every call and `.grad` attribute, and the nodes above them: the only subtrees an
         expression walk need enter."""
+        return self._leading(self.tree.calls, self.tree.attributes)
+
+    def _leading(self, calls: Iterable[cst.Call], attributes: Iterable[cst.Attribute]) -> set[cst.CSTNode]:
         found: set[cst.CSTNode] = set()
-        starts = [*self.tree.calls, *(a for a in self.tree.attributes if a.attr.value == "grad")]
+        starts = [*calls, *(a for a in attributes if a.attr.value == "grad")]
         for node in starts:
             while node is not None and node not in found:
                 found.add(node)
@@ -627,7 +751,7 @@ class _Builder:
     def _library_call(self, call: cst.Call, quals: frozenset[str], last: Optional[str], guards: tuple[GuardSpec, ...]) -> Optional[Op]:
         if _TORCH_SAVE in quals:
             d = checkpoint_without_scaler(self.tree, self.b, call)
-            checkpoint = self._checkpoints.setdefault(id(d), len(self._checkpoints)) if d is not None else None
+            checkpoint = id(d) if d is not None else None
             return Op(OpKind.SAVE, guards, text=self._text(call.func), checkpoint=checkpoint, node=call)
         if _AUTOGRAD_GRAD in quals:
             return Op(OpKind.AUTOGRAD_GRAD, guards, text=self._text(call.func), node=call)
@@ -786,10 +910,12 @@ class _Builder:
             if isinstance(call.func, cst.Attribute) and call.func.attr.value == "scale"
             for anc in self.tree.ancestors(call) if isinstance(anc, cst.Assign)
         }
+        scoped: set[Optional[cst.FunctionDef]] = set()  # the functions `out` has a name of
         for _ in range(2):
             for node, fn, name in targets:
-                if node in holders or any((fn, n.value) in out for n in _walk_names(self.tree, node.value)):
+                if node in holders or (fn in scoped and any((fn, n.value) in out for n in _walk_names(self.tree, node.value))):
                     out.add((fn, name))
+                    scoped.add(fn)
         return out
 
     # -- functions a name call enters -------------------------------------------------------------------

@@ -96,13 +96,16 @@ class Regions:
 
     # -- public questions -------------------------------------------------------------------
     def enclosing(self, node: cst.CSTNode) -> Optional[AutocastRegion]:
+        if self.tree.enclosing_function(node) not in self._scopes:
+            return None  # no region where it is written: none of its ancestors is one
         child: cst.CSTNode = node
         for anc in self.tree.ancestors(node):
-            if isinstance(anc, cst.With) and anc in self._by_with and child is anc.body:
-                return self._by_with[anc]
-            if isinstance(anc, cst.FunctionDef):
-                return self._by_function.get(anc) if child is anc.body else None
-            if isinstance(anc, cst.ClassDef):
+            kind = type(anc)  # exact types: libcst's classes are ABCs, whose isinstance is slow
+            if kind is cst.With and child is anc.body and anc in self._by_with:  # type: ignore[attr-defined]
+                return self._by_with[anc]  # type: ignore[index]
+            if kind is cst.FunctionDef:
+                return self._by_function.get(anc) if child is anc.body else None  # type: ignore[arg-type,attr-defined]
+            if kind is cst.ClassDef:
                 return None
             child = anc
         return None
@@ -159,6 +162,7 @@ class Regions:
         return None
 
     def _add_called(self) -> None:
+        self._scopes = self._region_scopes()
         sites: dict[cst.FunctionDef, list[tuple[cst.Call, AutocastRegion]]] = {}
         for call in self.tree.calls:
             outer = self.active(call)
@@ -170,6 +174,14 @@ class Regions:
         for fn, uses in sites.items():
             configs = [Config(r.device, r.dtype, r.enabled, r.call) for _, r in uses]
             self._by_function[fn] = _region(fn, fn.body, configs, via=tuple(c for c, _ in uses))
+        self._scopes = self._region_scopes()
+
+    def _region_scopes(self) -> set[Optional[cst.FunctionDef]]:
+        """The functions (None: the module) where a region is written: those holding a
+        region's `with`, and the regions' own functions. The ancestors of a node up to the
+        nearest function are all written in that function, so a node whose nearest function
+        is none of these is in no region."""
+        return {self.tree.enclosing_function(w) for w in self._by_with} | set(self._by_function)
 
     def _same_file_function(self, call: cst.Call) -> Optional[cst.FunctionDef]:
         """The function of this file a call certainly enters: `helper(...)` for a function

@@ -20,6 +20,8 @@ from typing import Iterator, Mapping, Optional
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
+from ampcheck.lint.program import StatementPrograms
+from ampcheck.lint.syntax import parses
 from ampcheck.lint.tree import StatementIndexes
 
 
@@ -31,6 +33,7 @@ class _Statement:
     length: int  # characters of its code, its leading blank and comment lines included
     lines: int  # lines of its code
     relative: Optional[dict[cst.CSTNode, CodeRange]] = None  # positions from its first line
+    parses: Optional[bool] = None  # whether CPython's parser accepts its code alone, once asked
 
 
 class Reparser:
@@ -45,6 +48,7 @@ class Reparser:
         self._starts: list[int] = []  # each statement's first line
         self._full: Optional[dict[cst.CSTNode, CodeRange]] = None  # header/footer nodes' positions
         self.indexes = StatementIndexes()  # the tree index of each statement, kept with its node
+        self.programs = StatementPrograms()  # the step programs of each definition, kept likewise
 
     def parse(self, text: str) -> cst.Module:
         """The module of `text`; raises libcst's ParserSyntaxError as `parse_module` does."""
@@ -65,6 +69,26 @@ class Reparser:
             line += s.lines
         self._full = None
         return self.module
+
+    def parses(self, text: str) -> bool:
+        """Whether CPython's parser accepts `text`, answered statement by statement: only the
+        top-level statements not asked about before are parsed (syntax.py's `parses` says
+        why that is the answer for the whole text). False also when libcst cannot parse it:
+        the caller then asks CPython about the whole text, for its error."""
+        try:
+            self.parse(text)
+        except (cst.ParserSyntaxError, RecursionError, ValueError):
+            return False
+        spans = list(self._spans())
+        end = spans[-1][1] if spans else _header_length(self.module)
+        if not parses(text[: _header_length(self.module)] + text[end:]):  # the comment lines around
+            return False
+        for s, (start, stop) in zip(self._statements, spans):
+            if s.parses is None:
+                s.parses = parses(text[start:stop])
+            if not s.parses:
+                return False
+        return True
 
     def positions(self, parents: Mapping[cst.CSTNode, cst.CSTNode]) -> "Positions":
         """Positions of the current module's nodes, `parents` leading each to its statement."""

@@ -32,11 +32,8 @@ def syntax_error(
 ) -> Optional[Finding]:
     """AMP001 at the position CPython's parser reports, or None when the text parses for the
     project's oldest Python `python` (None: undeclared, this interpreter decides)."""
-    flags = ast.PyCF_ONLY_AST | (ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if is_notebook else 0)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compile(text, path, "exec", flags, dont_inherit=True)
+        _parse(text, path, is_notebook)
     except SyntaxError as err:
         line = err.lineno or 1
         col = err.offset or 1
@@ -49,6 +46,26 @@ def syntax_error(
     except (ValueError, RecursionError, MemoryError) as err:
         return Finding(SYNTAX_ERROR, f"cannot parse: {err}", path, 1, 1, 1, 1)
     return None
+
+
+def parses(text: str) -> bool:
+    """Whether CPython's parser accepts `text` (a module's, not a notebook's). Only the
+    parser runs (no compiler, no symbol table), and what it accepts depends on nothing
+    outside a top-level statement, so a module parses when each of its top-level statements
+    (and its leading and trailing comment lines) parses on its own: reparse.py asks this of
+    the statements an edit touched."""
+    try:
+        _parse(text, "", False)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _parse(text: str, path: str, is_notebook: bool) -> None:
+    flags = ast.PyCF_ONLY_AST | (ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if is_notebook else 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        compile(text, path, "exec", flags, dont_inherit=True)
 
 
 _LIBCST_POSITION = re.compile(r"^parser error: error at ([0-9]+):([0-9]+): ")

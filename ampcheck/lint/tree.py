@@ -48,6 +48,20 @@ class _Indexes:
         # the facets ask this of most nodes, so the traversal records it as it goes.
         self.function_of: dict[cst.CSTNode, Optional[cst.FunctionDef]] = {}
         self.class_of: dict[cst.CSTNode, Optional[cst.ClassDef]] = {}
+        self._numbered: Optional[tuple[int, dict[cst.CSTNode, int]]] = None  # (place, numbers) of `numbers`
+
+    def numbers(self, top: cst.CSTNode, place: int) -> dict[cst.CSTNode, int]:
+        """Source-order numbers of `top` (the module's `place`-th child, traversed into these
+        indexes) and of the nodes under it: `place` in the high bits, the node's pre-order
+        rank under `top` in the low ones, so the numbers of the module's children, put
+        together, order every node as the whole tree's pre-order does. Kept while the
+        statement keeps its place."""
+        if self._numbered is None or self._numbered[0] != place:
+            base = place << 32
+            found = {top: base}
+            found.update(zip(self.parents, range(base + 1, base + 1 + len(self.parents))))
+            self._numbered = place, found
+        return self._numbered[1]
 
     @cached_property
     def children_index(self) -> dict[cst.CSTNode, list[cst.CSTNode]]:
@@ -202,6 +216,8 @@ class SourceTree(_Indexes):
         super().__init__(ImportTable(package_of(self.module_name, path)))
         self.names: ImportTable
         self._codes: dict[cst.CSTNode, str] = {}  # node -> its code, for the nodes asked for
+        # each child of the module with its own indexes, when indexed statement by statement
+        self._statements: list[tuple[cst.CSTNode, _Indexes]] = []
         if indexes is None:
             walk(self.module, _Indexer(self))
         else:
@@ -227,12 +243,22 @@ class SourceTree(_Indexes):
             assert isinstance(part.names, _NameOps)
             for op, arg in part.names.ops:
                 op(self.names, arg)
+        self._statements = list(zip(tops, parts))
         indexes.keep_only(self)
         self._codes = indexes.codes
         children = {module: list(tops)}
         for part in parts:
             children.update(part.children_index)
         self.children_index = children
+
+    def indexes_of(self, top: cst.CSTNode) -> Optional[_Indexes]:
+        """What the traversal recorded under one child of the module alone (its calls,
+        attributes, ... in source order), when the tree was indexed statement by statement."""
+        return self._by_top.get(top)
+
+    @cached_property
+    def _by_top(self) -> dict[cst.CSTNode, _Indexes]:
+        return dict(self._statements)
 
     def _resolve_aliases(self) -> None:
         """`amp = torch.cuda.amp` extends the import table; any other rebinding of an
@@ -358,7 +384,14 @@ class SourceTree(_Indexes):
     @cached_property
     def _order(self) -> dict[cst.CSTNode, int]:
         # The parent links were recorded in one pre-order traversal, so their insertion order
-        # is source order: no second pass over the file, no source positions.
+        # is source order: no second pass over the file, no source positions. Indexed
+        # statement by statement, each statement numbers its own nodes (once, while it keeps
+        # its place), and the dicts are merged without hashing a node again.
+        if self._statements:
+            order: dict[cst.CSTNode, int] = {}
+            for place, (top, part) in enumerate(self._statements):
+                order.update(part.numbers(top, place))
+            return order
         return {node: i for i, node in enumerate(self.parents)}
 
     def condition_text(self, test: cst.BaseExpression) -> str:

@@ -2,11 +2,14 @@
 gives, with the same positions, whatever the edit: the reuse is an optimisation only."""
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ampcheck.lint.reparse import Reparser
+from ampcheck.lint.syntax import parses
 from ampcheck.lint.tree import SourceTree
 from tests.paths import FIXTURES
 
@@ -73,7 +76,7 @@ def index_of(tree: SourceTree) -> tuple:
     return list(tree.parents.items()), lists, tree.name_nodes, names, tree.children_index, tree.function_of, tree.class_of
 
 
-def test_a_tree_indexed_statement_by_statement_across_edits_is_the_tree_indexed_whole_with_its_code() -> None:
+def test_a_tree_indexed_statement_by_statement_across_edits_is_the_tree_indexed_whole_with_its_code_and_order() -> None:
     reparser = Reparser()
     text = SOURCE
     for _, old, new in [(None, SOURCE, SOURCE)] + EDITS:
@@ -82,7 +85,29 @@ def test_a_tree_indexed_statement_by_statement_across_edits_is_the_tree_indexed_
         kept = SourceTree("pkg/train.py", text, module, "pkg.train", indexes=reparser.indexes)
         whole = SourceTree("pkg/train.py", text, module, "pkg.train")
         assert index_of(kept) == index_of(whole)
+        nodes = list(whole.parents)  # source order
+        in_order = functools.cmp_to_key(lambda a, b: -1 if kept.precedes(a, b) else 1)
+        assert sorted(reversed(nodes), key=in_order) == nodes
+        assert not kept.precedes(nodes[0], module) and kept.precedes(module, nodes[0])
         code = (cst.BaseExpression, cst.BaseStatement)  # nodes whose code stands alone
         assert [kept.code_for(n) for n in kept.parents if isinstance(n, code)] == [
             whole.code_for(n) for n in whole.parents if isinstance(n, code)
         ]
+
+
+# edits after which CPython's parser may reject what libcst accepts
+SYNTAX_EDITS = EDITS + [
+    ("a statement only a newer Python parses", "\n\ndef main", "\n\ntype Batch = list[int]\n\n\ndef main"),
+    ("a null byte in a trailing comment", '    main([], 10)\n', '    main([], 10)\n# \0\n'),
+    ("a null byte in a leading comment", "import torch\n", "# \0\nimport torch\n"),
+    ("a call typed half", "scaler.update()", "scaler.update("),
+]
+
+
+@pytest.mark.parametrize("old,new", [(o, n) for _, o, n in SYNTAX_EDITS], ids=[name for name, _, _ in SYNTAX_EDITS])
+def test_cpython_parses_a_text_checked_statement_by_statement_exactly_when_it_parses_it_whole(old: str, new: str) -> None:
+    reparser = Reparser()
+    assert reparser.parses(SOURCE)
+    edited = SOURCE.replace(old, new, 1)
+    assert reparser.parses(edited) == parses(edited)
+    assert reparser.parses(SOURCE)

@@ -525,6 +525,8 @@ def _unused_imports(model: FileModel, scopes: Scopes, used: set[int]) -> Iterato
             continue
         module = dotted(stmt.module)
         bound = [(a, _local(a), DEPRECATED.get(f"{module}.{dotted(a.name)}")) for a in stmt.names]
+        if not any(old is not None and old.replaceable_on(model.targets.torch) for _, _, old in bound):
+            continue  # nothing it imports could be reported: its references need not be found
         refs = {local: _reaching_references(model, scopes, a, stmt) for a, local, _ in bound}
         called = {local for local, names in refs.items() if any(id(n) in used for n in names)}
         fix = _import_move(model, scopes, stmt, refs) if not called else None
