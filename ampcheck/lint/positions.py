@@ -2,16 +2,18 @@
 
 libcst's PositionProvider generates the code of the whole file, recording the range of every
 node: twice the cost of the parse itself, for the few nodes a file's findings sit on. Here the
-range of a node comes from the innermost statement that holds it, descending through the
-bodies of classes and functions (a method of a 3,000-line class, a loop of a long function
-stays whole): that statement is generated alone, inside copies of the classes and functions
-around it stripped of every other statement, and its lines are shifted by the lines of the
-statements before it. What libcst's codegen writes for a statement depends only on the
-indentation of the blocks around it (kept), and the lines before it shift it down; so each
-range is the one PositionProvider gives (tests/lint/test_positions.py compares every node).
+range of a node comes from the innermost statement of an indented block (or of the module)
+that holds it: that statement is generated alone, inside copies of the statements around it
+whose indented blocks hold only its line of descent (a method of a 3,000-line class, one
+statement of a long training loop), and its lines are shifted by those of the statements
+left out before it. What libcst's codegen writes for a statement depends only on the
+indentation of the blocks around it (kept), and the lines left out before it shift it down
+and nothing else; so each range is the one PositionProvider gives
+(tests/lint/test_positions.py compares every node).
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Iterator, Mapping, Optional, Sequence
 
@@ -23,8 +25,8 @@ from ampcheck.lint.timings import Phase, timed
 # what PositionProvider counts as a line break
 _NEWLINE = re.compile(r"\r\n?|\n")
 
-# where a range is computed: the statement generated alone, the classes and functions around
-# it (outermost first), the lines before it
+# where a range is computed: the statement generated alone, the nodes from the module-level
+# statement down to it (outermost first), the lines before it
 _Place = tuple[cst.BaseStatement, tuple[cst.CSTNode, ...], int]
 
 
@@ -60,36 +62,32 @@ class StatementPositions(Mapping[cst.CSTNode, CodeRange]):
         return len(self._all())
 
     def _place(self, node: cst.CSTNode) -> Optional[_Place]:
-        """The innermost statement of a module, class or function body that holds `node`, the
-        classes and functions around it (each with the place of the next one in its body), and
-        the lines before it; None for a node of no module-level statement."""
+        """The innermost statement of an indented block (or the module body) that holds
+        `node`, the nodes from the module-level statement down to it, and the lines before
+        it; None for a node of no module-level statement."""
         path = [node]
         while path[-1] is not self.module:
             up = self.parents.get(path[-1])
             if up is None:
                 raise KeyError(node)  # not a node of this module
             path.append(up)
-        path.reverse()  # module, top-level statement, ..., node
+        path.reverse()  # module, module-level statement, ..., node
         top = _index(self.module.body, path[1]) if len(path) > 1 else None
         if top is None:
             return None
-        statement: cst.CSTNode = path[1]
         shift = self._before(self.module.body, self.module.header)[top]
-        outer: list[cst.CSTNode] = []
-        at = 1
-        while (
-            isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and isinstance(statement.body, cst.IndentedBlock)
-            and at + 2 < len(path) and path[at + 1] is statement.body
-        ):
-            body = statement.body.body
-            i = _index(body, path[at + 2])
-            if i is None:
-                break  # a line of the block's header or footer
-            shift += self._before(body)[i]
-            outer.append(statement)
-            statement, at = path[at + 2], at + 2
+        stop = 1
+        for k in range(2, len(path) - 1):
+            block = path[k]
+            if isinstance(block, cst.IndentedBlock):
+                i = _index(block.body, path[k + 1])
+                if i is None:
+                    break  # a line of the block's header or footer
+                shift += self._before(block.body)[i]
+                stop = k + 1
+        statement = path[stop]
         assert isinstance(statement, cst.BaseStatement)
-        return statement, tuple(outer), shift
+        return statement, tuple(path[1:stop]), shift
 
     def _before(self, body: Sequence[cst.BaseStatement], header: Sequence[cst.EmptyLine] = ()) -> list[int]:
         """The lines before each statement of a body, counted from the body's first line."""
@@ -104,11 +102,12 @@ class StatementPositions(Mapping[cst.CSTNode, CodeRange]):
         return found
 
     def _alone(self, statement: cst.BaseStatement, outer: tuple[cst.CSTNode, ...]) -> dict[cst.CSTNode, CodeRange]:
-        """The ranges of a statement's nodes, generated inside its classes and functions alone."""
-        inner: cst.BaseStatement = statement
-        for owner in reversed(outer):
-            assert isinstance(owner, (cst.FunctionDef, cst.ClassDef)) and isinstance(owner.body, cst.IndentedBlock)
-            inner = owner.with_changes(body=owner.body.with_changes(body=[inner]))
+        """The ranges of a statement's nodes, generated inside copies of the nodes around it
+        whose indented blocks hold only the statement's line of descent."""
+        line = (*outer, statement)
+        inner: cst.CSTNode = statement
+        for owner, child in zip(reversed(outer), reversed(line[1:])):
+            inner = owner.with_changes(body=[inner]) if isinstance(owner, cst.IndentedBlock) else _replaced(owner, child, inner)
         alone = self.module.with_changes(body=[inner], header=(), footer=(), has_trailing_newline=True)
         return dict(MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider))
 
@@ -117,6 +116,17 @@ class StatementPositions(Mapping[cst.CSTNode, CodeRange]):
         if self._whole is None:
             self._whole = dict(MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider))
         return self._whole
+
+
+def _replaced(parent: cst.CSTNode, child: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
+    """`parent` with `child` (a field of it, or in a sequence field) replaced by `new`."""
+    for f in dataclasses.fields(parent):
+        value = getattr(parent, f.name)
+        if value is child:
+            return parent.with_changes(**{f.name: new})
+        if isinstance(value, (tuple, list)) and any(v is child for v in value):
+            return parent.with_changes(**{f.name: [new if v is child else v for v in value]})
+    raise KeyError(child)
 
 
 def _index(body: Sequence[cst.CSTNode], node: cst.CSTNode) -> Optional[int]:
