@@ -2,8 +2,8 @@
 pre-filter, parallel runs and the cache."""
 from __future__ import annotations
 
-import gc
 import ast
+import gc
 import json
 import shutil
 import subprocess
