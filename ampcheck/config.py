@@ -17,6 +17,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
@@ -167,8 +168,15 @@ class Settings:
 
     def fingerprint(self, path: Path) -> str:
         """What the findings of `path` depend on besides its content and ampcheck's version."""
-        blob = json.dumps([sorted(self.codes_for(path)), self.warn_unused_ignores, self.targets.python, self.targets.torch])
-        return hashlib.sha256(blob.encode()).hexdigest()
+        return _fingerprint(self.codes_for(path), self.warn_unused_ignores, self.targets)
+
+
+@lru_cache(maxsize=64)
+def _fingerprint(codes: frozenset[str], warn_unused_ignores: bool, targets: Targets) -> str:
+    """The fingerprint of one set of codes and settings: a run asks once per file, and its
+    files share a few sets."""
+    blob = json.dumps([sorted(codes), warn_unused_ignores, targets.python, targets.torch])
+    return hashlib.sha256(blob.encode()).hexdigest()
 
 
 def _relative(path: Path, root: Path) -> str:
