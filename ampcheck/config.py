@@ -17,6 +17,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
@@ -26,7 +27,7 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
     import tomli as tomllib
 
 from ampcheck.declared import declared_targets, project_folder
-from ampcheck.lint.globs import Glob
+from ampcheck.lint.globs import Glob, GlobSet
 from ampcheck.targets import MinorVersion, Targets, parse_target_version, parse_torch_version
 
 SYNTAX_ERROR = "AMP001"
@@ -164,8 +165,11 @@ class Settings:
         return codes
 
     def is_excluded(self, path: Path, is_dir: bool) -> bool:
-        rel = _relative(path, self.root)
-        return any(g.matches(rel, is_dir) for g in self.exclude)
+        return self._excludes.matches(_relative(path, self.root), is_dir)
+
+    @cached_property
+    def _excludes(self) -> GlobSet:
+        return GlobSet(self.exclude)
 
     def is_excluded_with_parents(self, path: Path) -> bool:
         """Whether `path` or a folder above it (up to the root) is excluded."""
@@ -175,17 +179,28 @@ class Settings:
 
     def fingerprint(self, path: Path) -> str:
         """What the findings of `path` depend on besides its content and ampcheck's version."""
-        blob = json.dumps([sorted(self.codes_for(path)), self.warn_unused_ignores, self.targets.python, self.targets.torch])
-        return hashlib.sha256(blob.encode()).hexdigest()
+        return _fingerprint(self.codes_for(path), self.warn_unused_ignores, self.targets)
+
+
+@lru_cache(maxsize=64)
+def _fingerprint(codes: frozenset[str], warn_unused_ignores: bool, targets: Targets) -> str:
+    """The fingerprint of one set of codes and settings: a run asks once per file, and its
+    files share a few sets."""
+    blob = json.dumps([sorted(codes), warn_unused_ignores, targets.python, targets.torch])
+    return hashlib.sha256(blob.encode()).hexdigest()
 
 
 def _relative(path: Path, root: Path) -> str:
     """`path` relative to `root` with `/` separators; paths outside root keep their absolute form."""
-    absolute = Path(os.path.abspath(path))
+    absolute = os.path.abspath(path)
+    base = str(root)
+    if absolute.startswith(base) and absolute[len(base):len(base) + 1] == os.sep and not base.endswith(os.sep):
+        # the common case, as strings (a run asks for every file and folder it walks)
+        return absolute[len(base) + 1:].replace(os.sep, "/")
     try:
-        return absolute.relative_to(root).as_posix()
+        return Path(absolute).relative_to(root).as_posix()
     except ValueError:
-        return absolute.as_posix()
+        return Path(absolute).as_posix()
 
 
 def find_config(start: Path) -> Optional[Path]:

@@ -15,7 +15,11 @@ from __future__ import annotations
 import dataclasses
 import types
 from enum import Enum
-from typing import Any, Union, get_args, get_origin, get_type_hints
+from typing import Any, Callable, Optional, Union, get_args, get_origin, get_type_hints
+
+
+# reads one JSON value for one type hint, with the codec that holds the table of shared values
+Decoder = Callable[["Codec", Any], Any]
 
 
 class Codec:
@@ -25,13 +29,17 @@ class Codec:
         self.table: list[Any] = []
         self._index: dict[int, int] = {}
         self._stmts: dict[Any, int] = {}
+        # the decoders of this codec's kind, built once per process: reading a summary asks
+        # the same few hints hundreds of thousands of times
+        self._decoders = _DECODERS.setdefault((tuple(self.tagged), shared), {})
 
     # -- writing ------------------------------------------------------------------------------------
     def encode(self, value: Any) -> Any:
         if isinstance(value, self.shared):
             return self._share(value)
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            out = {f.name: self.encode(getattr(value, f.name)) for f in _disk_fields(type(value))}
+        names = _disk_names(type(value))
+        if names is not None:
+            out = {name: self.encode(getattr(value, name)) for name in names}
             if type(value).__name__ in self.tagged:
                 out["t"] = type(value).__name__
             return out
@@ -49,7 +57,7 @@ class Codec:
         i = self._index.get(id(value))
         if i is None:
             i = self._index[id(value)] = len(self.table)
-            row = {f.name: self.encode(getattr(value, f.name)) for f in _disk_fields(type(value))}
+            row = {name: self.encode(getattr(value, name)) for name in _disk_names(type(value)) or ()}
             if "stmt" in row:
                 row["stmt"] = self._stmts.setdefault(row["stmt"], len(self._stmts))
             self.table.append(row)
@@ -57,42 +65,80 @@ class Codec:
 
     # -- reading ------------------------------------------------------------------------------------
     def load_table(self, rows: list[Any]) -> None:
-        self.table = [self._dataclass(row, self.shared) for row in rows]
+        read = self._dataclass_decoder(self.shared)
+        self.table = [read(self, row) for row in rows]
 
     def decode(self, data: Any, hint: Any) -> Any:
+        return self._decoder(hint)(self, data)
+
+    def _decoder(self, hint: Any) -> Decoder:
+        found = self._decoders.get(hint)
+        if found is None:
+            found = self._decoders[hint] = self._build(hint)
+        return found
+
+    def _build(self, hint: Any) -> Decoder:
         if hint is self.shared:
-            return self.table[data]
+            return lambda codec, data: codec.table[data]
         origin, args = get_origin(hint), get_args(hint)
         if origin is Union or origin is getattr(types, "UnionType", Union):  # X | Y is 3.10+
-            if data is None:
-                return None
             options = [a for a in args if a is not type(None)]
             if len(options) == 1:
-                return self.decode(data, options[0])
-            return self._dataclass(data, self.tagged[data["t"]])
+                one = self._decoder(options[0])
+                return lambda codec, data: None if data is None else one(codec, data)
+            by_tag = {name: self._dataclass_decoder(cls) for name, cls in self.tagged.items()}
+            return lambda codec, data: None if data is None else by_tag[data["t"]](codec, data)
         if origin is tuple:
             if len(args) == 2 and args[1] is Ellipsis:
-                return tuple(self.decode(v, args[0]) for v in data)
-            return tuple(self.decode(v, a) for v, a in zip(data, args))
+                each = self._decoder(args[0])
+                return lambda codec, data: tuple(each(codec, v) for v in data)
+            parts = [self._decoder(a) for a in args]
+            return lambda codec, data: tuple(read(codec, v) for v, read in zip(data, parts))
         if origin is list:
-            return [self.decode(v, args[0]) for v in data]
+            each = self._decoder(args[0])
+            return lambda codec, data: [each(codec, v) for v in data]
         if origin is frozenset:
-            return frozenset(self.decode(v, args[0]) for v in data)
+            each = self._decoder(args[0])
+            return lambda codec, data: frozenset(each(codec, v) for v in data)
         if origin is dict:
-            return {k: self.decode(v, args[1]) for k, v in data.items()}
+            value = self._decoder(args[1])
+            return lambda codec, data: {k: value(codec, v) for k, v in data.items()}
         if isinstance(hint, type) and dataclasses.is_dataclass(hint):
-            return self._dataclass(data, hint)
+            return self._dataclass_decoder(hint)
         if isinstance(hint, type) and issubclass(hint, Enum):
-            return hint(data)
-        return data
+            return lambda codec, data: hint(data)
+        return lambda codec, data: data
 
-    def _dataclass(self, data: dict[str, Any], cls: type) -> Any:
-        hints = _hints(cls)
-        return cls(**{f.name: self.decode(data[f.name], hints[f.name]) for f in _disk_fields(cls) if f.name in data})
+    def _dataclass_decoder(self, cls: type) -> Decoder:
+        """An instance of `cls` from its written fields; its fields' decoders are looked up on
+        first use (a dataclass may hold itself, through a union)."""
+        fields: list[tuple[str, Decoder]] = []
+
+        def read(codec: "Codec", data: dict[str, Any]) -> Any:
+            if not fields and names:
+                hints = _hints(cls)
+                fields.extend((name, self._decoder(hints[name])) for name in names)
+            return cls(**{name: f(codec, data[name]) for name, f in fields if name in data})
+
+        names = _disk_names(cls) or ()
+        return read
 
 
-def _disk_fields(cls: type) -> list[dataclasses.Field]:
-    return [f for f in dataclasses.fields(cls) if f.metadata.get("disk", True)]
+_DECODERS: dict[tuple[tuple[str, ...], type], dict[Any, Decoder]] = {}
+_NAMES: dict[type, Optional[tuple[str, ...]]] = {}
+
+
+def _disk_names(cls: type) -> Optional[tuple[str, ...]]:
+    """The fields of a dataclass that are written, in order; None for any other type."""
+    try:
+        return _NAMES[cls]
+    except KeyError:
+        pass
+    found = None
+    if dataclasses.is_dataclass(cls):
+        found = tuple(f.name for f in dataclasses.fields(cls) if f.metadata.get("disk", True))
+    _NAMES[cls] = found
+    return found
 
 
 _HINTS: dict[type, dict[str, Any]] = {}

@@ -9,12 +9,14 @@ comments.
 from __future__ import annotations
 
 import difflib
+import gc
 import os
 import tempfile
+from contextlib import contextmanager
 from time import perf_counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Iterator, Optional, Sequence
 
 from ampcheck.config import SYNTAX_ERROR, UNUSED_SUPPRESSION, Settings, default_settings
 from ampcheck.findings import Finding, Fix
@@ -36,6 +38,8 @@ if TYPE_CHECKING:
 MAX_FIX_ROUNDS = 10
 # Below this many files a default run stays in-process: starting workers costs more.
 PARALLEL_MIN_FILES = 16
+# allocations between two collections of the youngest generation during a run
+_COLLECT_EVERY = 20_000
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,8 @@ def lint_paths(
     root = str(project_root(settings.config_path, list(paths), Path.cwd()))
     _RUN.clear()  # a run reads files as they are now
     RECORDER.take()  # this run's figures only
-    results, processes = _run(found.files, settings, options, root)
+    with _few_collections():
+        results, processes = _run(found.files, settings, options, root)
     findings = sorted((f for r in results for f in r.findings), key=Finding.sort_key)
     timings = Timings()
     timings.count(Count.FOUND, len(found.files))
@@ -112,6 +117,22 @@ def lint_paths(
         wall=perf_counter() - start,
         processes=processes,
     )
+
+
+@contextmanager
+def _few_collections() -> Iterator[None]:
+    """Run the cyclic garbage collector less often while linting (the workers fork with
+    it). A parse allocates a tree of a few hundred thousand nodes that lives until its file
+    is done and is freed by reference counting; at the default threshold (700) the collector
+    ran some 3,900 times over such trees in one process on DeepSpeed, 16% of its CPU time
+    (6.3 s of 40.5 s). At 20,000: 130 times, 2.7 s, peak memory 155 MB instead of 142 MB
+    (50,000: 1.7 s, but 193 MB: the file models' reference cycles wait longer)."""
+    before = gc.get_threshold()
+    gc.set_threshold(_COLLECT_EVERY, *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 def _run(files: list[str], settings: Settings, options: Options, root: str) -> tuple[list[FileResult], int]:

@@ -901,15 +901,17 @@ class _Builder:
         assigned an expression holding one of those names (`scaled = scaler.scale(loss)`,
         `scaled_loss = scaled / n`)."""
         out: set[tuple[Optional[cst.FunctionDef], str]] = set()
-        targets: list[tuple[cst.Assign, Optional[cst.FunctionDef], str]] = []
-        for node in self.tree.assigns:
-            if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-                targets.append((node, self.tree.enclosing_function(node), node.targets[0].target.value))
         holders = {
             anc for call in self.tree.calls
             if isinstance(call.func, cst.Attribute) and call.func.attr.value == "scale"
             for anc in self.tree.ancestors(call) if isinstance(anc, cst.Assign)
         }
+        if not holders:
+            return out  # no assignment holds one, so none holds a name assigned one
+        targets: list[tuple[cst.Assign, Optional[cst.FunctionDef], str]] = []
+        for node in self.tree.assigns:
+            if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                targets.append((node, self.tree.enclosing_function(node), node.targets[0].target.value))
         scoped: set[Optional[cst.FunctionDef]] = set()  # the functions `out` has a name of
         for _ in range(2):
             for node, fn, name in targets:

@@ -20,7 +20,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, TypeVar
 
 from ampcheck.lint import kinds
 from ampcheck.lint.digests import FileDigests, Reader, file_hash, read_regular
@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # the program model needs libcst; finding the root must not
     from ampcheck.lint.program import ClassInfo, FunctionProgram, ModuleSummary
 
 _MAX_EXPORT_HOPS = 8
+_T = TypeVar("_T")
 # folders that hold installed code or build output, never the project's own modules
 _NEVER_PROJECT = frozenset({"__pycache__", "node_modules", "site-packages", "build", "dist", "venv", "env"})
 _PROJECT_MARKERS = (".git", ".hg")
@@ -88,6 +89,8 @@ class Project:
     _recorded: Optional[dict[str, str]] = None
     digests: FileDigests = field(default_factory=FileDigests)
     _texts: Optional[dict[str, str]] = None
+    # answers of lookups and class hierarchies, until a module's summary is added or dropped
+    _answers: dict[tuple, tuple] = field(default_factory=dict)
     # how the project's files are read: from disk, or (a language server) its buffers first
     read: Reader = read_regular
 
@@ -116,6 +119,7 @@ class Project:
 
     def add(self, path: str, summary: ModuleSummary) -> None:
         """The summary of a file this run has parsed anyway (a linted file, with its tree)."""
+        self._answers.clear()
         key = os.path.abspath(path)
         self._by_path[key] = _Loaded(summary, self.digests(key) or "")
 
@@ -124,6 +128,7 @@ class Project:
         `keep_summary` (the summary is of the file as it is on disk), the summary itself stays,
         detached from the tree, so a later file that reads the module does not parse it again;
         else a later file reads it from the disk cache or parses it."""
+        self._answers.clear()
         key = os.path.abspath(path)
         loaded = self._by_path.pop(key, None)
         if keep_summary and loaded is not None and loaded.summary is not None and loaded.digest:
@@ -188,6 +193,7 @@ class Project:
         """A file of the project changed (a buffer edited in an editor, a file saved):
         forget what was read of it, so the next analysis reads it anew. A file created or
         deleted may change where any import leads."""
+        self._answers.clear()
         key = os.path.abspath(path)
         self._by_path.pop(key, None)
         self.digests.forget(key)
@@ -252,12 +258,36 @@ class Project:
         """Collect the files (and the hashes of their texts) read while the recording is open."""
         return Recording(self)
 
+    def _remembered(self, key: tuple, holds: tuple, compute: Callable[[], _T]) -> _T:
+        """`compute()`, once per key while the modules read stay as they are (a step replay
+        asks the same names and classes tens of thousands of times): the answer is kept with
+        the files it read, recorded again at each use, so a cached result depends on them
+        as if it had been computed anew. `holds`: the objects the key names by id, kept so
+        that no other object can take their id."""
+        hit = self._answers.get(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], holds)):
+            if self._recorded is not None:
+                self._recorded.update(hit[2])
+            return hit[1]
+        outer, self._recorded = self._recorded, {}
+        try:
+            found = compute()
+        finally:
+            reads, self._recorded = self._recorded, outer
+        if outer is not None:
+            outer.update(reads)
+        self._answers[key] = (holds, found, reads)
+        return found
+
     # -- names ----------------------------------------------------------------------------------------
     def lookup(self, qualname: str, importer: ModuleSummary, hops: int = 0) -> Optional[Symbol]:
         """The function, class or method a qualified name denotes in the project, following
         re-exports (`from .engine import train_one_epoch` in a package's `__init__`)."""
         if hops > _MAX_EXPORT_HOPS:
             return None
+        return self._remembered(("lookup", qualname, id(importer), hops), (importer,), lambda: self._lookup(qualname, importer, hops))
+
+    def _lookup(self, qualname: str, importer: ModuleSummary, hops: int) -> Optional[Symbol]:
         parts = qualname.split(".")
         for i in range(len(parts) - 1, 0, -1):
             module = self._module(".".join(parts[:i]), importer)
@@ -332,6 +362,9 @@ class Project:
     # -- classes --------------------------------------------------------------------------------------
     def mro(self, module: ModuleSummary, cls: ClassInfo) -> Iterator[tuple[ModuleSummary, ClassInfo]]:
         """A class, then its project base classes, depth first, each once."""
+        return iter(self._remembered(("mro", id(module), id(cls)), (module, cls), lambda: list(self._mro(module, cls))))
+
+    def _mro(self, module: ModuleSummary, cls: ClassInfo) -> Iterator[tuple[ModuleSummary, ClassInfo]]:
         seen: set[int] = set()
         todo = [(module, cls)]
         while todo:

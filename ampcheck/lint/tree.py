@@ -10,9 +10,10 @@ from functools import cached_property
 from typing import Any, Callable, Iterator, Mapping, Optional, Union
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
 from ampcheck.lint.names import ImportTable, dotted
+from ampcheck.lint.positions import StatementPositions
 from ampcheck.lint.timings import Phase, timed
 from ampcheck.lint.walk import walk
 
@@ -407,12 +408,10 @@ class SourceTree(_Indexes):
 
     # -- positions -----------------------------------------------------------------------------------
     @cached_property
-    @timed(Phase.POSITIONS)
     def _positions(self) -> "Mapping[cst.CSTNode, CodeRange]":
         if self._position_source is not None:
             return self._position_source(self.parents)
-        wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-        return dict(wrapper.resolve(PositionProvider))
+        return StatementPositions(self.module, self.parents)
 
     def range(self, node: cst.CSTNode) -> CodeRange:
         return self._positions[node]

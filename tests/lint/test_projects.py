@@ -128,3 +128,21 @@ def test_imported_modules_are_read_from_the_summary_cache_without_parsing(scratc
     result = _lint(scratch, "tools/finetune.py", cache=True)
     assert result.analysed == 1 and [f.line for f in result.findings] == [15, 25]
     assert parsed == []
+
+
+def test_a_lookup_answered_again_from_memory_still_records_the_module_it_read():
+    """A cached result must depend on every module its analysis consulted, however often
+    the project was asked before (lookups are remembered within a run)."""
+    from ampcheck.config import default_settings
+    from ampcheck.lint.digests import FileDigests
+    from ampcheck.lint.model import FileModel
+
+    root = PROJECTS / "src_helpers"
+    project = engine.open_project(str(root), default_settings(root), None, FileDigests())
+    caller = root / "tools" / "finetune.py"
+    importer = FileModel(str(caller), caller.read_text(), project=project).summary
+    first = project.lookup("mytrain.scaling.step_only", importer)
+    with project.record() as read:
+        again = project.lookup("mytrain.scaling.step_only", importer)
+    assert first is not None and again == first
+    assert str(root / "src" / "mytrain" / "scaling.py") in read

@@ -3,6 +3,7 @@ pre-filter, parallel runs and the cache."""
 from __future__ import annotations
 
 import ast
+import gc
 import json
 import shutil
 import subprocess
@@ -217,3 +218,11 @@ def test_concurrent_runs_share_the_cache_safely(project):
     assert all(err == "" for _, err in outputs)
     assert len({out for out, _ in outputs}) == 1
     assert len(json.loads(outputs[0][0])) == 12
+
+
+def test_a_run_leaves_the_garbage_collector_as_it_found_it(project):
+    """A run collects cyclic garbage less often while it lints, and only then."""
+    (project / "a.py").write_text("import torch\nscaler = torch.amp.GradScaler()\n")
+    before = gc.get_threshold()
+    lint_paths(["a.py"], default_settings(project), Options(cache=False))
+    assert gc.get_threshold() == before
