@@ -15,7 +15,9 @@ name says "scaler" calling `scale`/`unscale_`/`step`/`update`), and, one mutatio
 Each mutant is linted the way a pre-commit hook lints it: only the mutated file is named, by
 its path from the repository root, and the rest of the project is read for what it defines.
 A mutant counts as reported when an AMP1xx finding the original file does not have lies
-within 3 lines of the mutation. Equivalent mutants (inside a GradScaler implementation, in a
+within 3 lines of the mutation (the headline); the table also gives the share with such a
+finding anywhere in the mutated file (at an in-file clip helper or the call of a helper
+further away). Equivalent mutants (inside a GradScaler implementation, in a
 file whose only scaler is built with `enabled=False`, or pinned in EQUIVALENT with the reason:
 dead code, objects that are not torch GradScalers) are listed and left out, never counted.
 The originals are linted too, and every AMP1xx finding on them is listed, to be read and
@@ -345,13 +347,16 @@ def main() -> int:
         flagged += result[1]
     counted = [o for o in outcomes if not o.equivalent]
     total, hits = Counter(o.kind for o in counted), Counter(o.kind for o in counted if o.reported)
+    in_file = Counter(o.kind for o in counted if o.findings)
     equiv = Counter(o.kind for o in outcomes if o.equivalent)
-    print(f"\n{'mutation':<20} {'reported':>9} {'mutants':>8} {'recall':>7} {'equivalent (left out)':>22}")
-    for kind in KINDS:
-        n = total[kind]
-        print(f"{kind:<20} {hits[kind]:>9} {n:>8} {hits[kind] / n if n else 0:>7.2f} {equiv[kind]:>22}")
-    n = sum(total.values())
-    print(f"{'all':<20} {sum(hits.values()):>9} {n:>8} {sum(hits.values()) / n if n else 0:>7.2f} {sum(equiv.values()):>22}")
+    print(f"\n{'mutation':<20} {'reported':>9} {'mutants':>8} {'recall':>7} {'in file':>8} {'recall':>7} {'equivalent (left out)':>22}")
+    for kind in (*KINDS, "all"):
+        h, f, n, e = (
+            (sum(hits.values()), sum(in_file.values()), sum(total.values()), sum(equiv.values())) if kind == "all"
+            else (hits[kind], in_file[kind], total[kind], equiv[kind])
+        )
+        print(f"{kind:<20} {h:>9} {n:>8} {h / n if n else 0:>7.2f} {f:>8} {f / n if n else 0:>7.2f} {e:>22}")
+    print(f"(reported: a new AMP1xx finding within {NEAR} lines of the mutation; in file: one anywhere in the mutated file)")
     for label, group in (("the 35 original repositories", True), ("the repositories added for issue 17", False)):
         part = [o for o in counted if BY_NAME[o.repo].original is group]
         if part:
