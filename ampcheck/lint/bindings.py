@@ -291,6 +291,9 @@ class Bindings:
         func = value.func
         quals = self.tree.names.resolve(func)
         last = _last_name(func)
+        made = self._scaler_classes_named(func) if not quals and isinstance(func, cst.Name) else None
+        if made:
+            return self._scaler(value, key, scope, made)
         if self._is_scaler_ctor(quals, last):
             return self._scaler(value, key, scope, quals)
         qual = next(iter(quals)) if len(quals) == 1 else None
@@ -346,6 +349,29 @@ class Bindings:
         # `Net() if x else None`; an instance of an imported class (a scaler the project
         # re-exports?) that may be None is maybe on
         return replace(found[0], enabled=None) if len(found) != len(branches) else found[0]
+
+    def _scaler_classes_named(self, name: cst.Name) -> Optional[frozenset[str]]:
+        """The GradScaler classes a local name holds where it is called, when every
+        assignment that may reach the call binds one: the class itself (`make =
+        torch.cuda.amp.GradScaler`) or `functools.partial` of it fixing only its device
+        (`partial(torch.amp.GradScaler, device="cuda")`), as version-guarded code picks one."""
+        fn = self.tree.enclosing_function(name)
+        entries = self._by_key.get((fn, name.value)) if fn is not None else None
+        if not entries:
+            return None
+        found: set[str] = set()
+        for node, _ in self._reaching(entries, name):
+            value = node.value if isinstance(node, (cst.Assign, cst.AnnAssign)) else None
+            if isinstance(value, cst.Call) and self.tree.names.resolve(value.func) == {"functools.partial"} and value.args:
+                fixed = value.args[1:]
+                if any(a.keyword is None or a.keyword.value != "device" for a in fixed):
+                    return None  # `enabled=` or another argument fixed: read no further
+                value = value.args[0].value
+            quals = self.tree.names.resolve(value) if value is not None else frozenset()
+            if not quals or not all(is_scaler_class(q) for q in quals):
+                return None
+            found |= quals
+        return frozenset(found)
 
     def _is_scaler_ctor(self, quals: frozenset[str], last: Optional[str]) -> bool:
         """A GradScaler constructor: by its qualified name, or by its class name where a star

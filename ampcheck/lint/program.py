@@ -440,12 +440,17 @@ class _Builder:
 
     def _returns(self, fn: cst.FunctionDef) -> Optional[str]:
         """The class a function's annotation says it returns, else the one class every
-        `return` constructs (`return Optimizers(config, groups)`)."""
+        `return` constructs (`return Optimizers(config, groups)`) or returns a local
+        GradScaler of (`scaler = make() if amp else None; return scaler`)."""
         if fn.returns is not None:
             return self._class_name(fn.returns.annotation)
         found = set()
         for node in self.tree.returns_of(fn):
             value = node.value
+            local = self.b.lookup(value, node) if isinstance(value, cst.Name) else None
+            if local is not None and local.kind == "scaler" and not local.inferred:
+                found.add(local.qualname)
+                continue
             found.add(self._class_name(value.func) if isinstance(value, cst.Call) else None)
         return found.pop() if len(found) == 1 else None
 
