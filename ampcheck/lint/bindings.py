@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Iterable, Optional, Union
+from typing import Iterable, Iterator, Optional, Union
 
 import libcst as cst
 
@@ -157,6 +157,21 @@ class Bindings:
         return any(self.tree.precedes(n, at) for n, _ in self._by_key.get((fn, name), ()))
 
     # -- lookups ------------------------------------------------------------------------------
+    def _built_under(self, node: cst.CSTNode) -> Iterator[str]:
+        """The names tested by the `if`s (in its function) a scaler is constructed under
+        (`if self.activated: self.scaler = GradScaler()`): the scaler exists only on one side
+        of them, so they switch AMP, like the names of its `enabled=`."""
+        child = node
+        for anc in self.tree.ancestors(node):
+            if isinstance(anc, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+                return
+            if isinstance(anc, cst.If) and child is not anc.test:
+                yield from (
+                    n for n in re.findall(r"[A-Za-z_][\w.]*", self.tree.code_for(anc.test))
+                    if n not in ("True", "False", "None", "not", "and", "or", "is", "in")
+                )
+            child = anc
+
     def _lookup_name(self, name: str, at: cst.CSTNode) -> Optional[Binding]:
         fn = self.tree.enclosing_function(at)
         while fn is not None:
@@ -242,6 +257,8 @@ class Bindings:
             if scope is False:
                 continue
             binding = self._classify(node.value, key, scope)
+            if binding is not None and binding.kind == "scaler" and not binding.inferred:
+                binding = replace(binding, toggles=tuple(dict.fromkeys((*binding.toggles, *self._built_under(node)))))
             if isinstance(node, cst.AnnAssign) and (binding is None or binding.kind in _STAND_INS):
                 if SCALER_ANNOTATION.search(self.tree.code_for(node.annotation.annotation)):
                     binding = Binding("scaler", key, node.value, enabled=None, scope=scope)

@@ -572,6 +572,8 @@ class StepEvents:
             scaled = self._scaler(recv.scaled_by) if recv.scaled_by is not None else None
             if scaled is not None:
                 out.append(self._event(EventKind.SCALED_BACKWARD, op, frame, guards, scaler=scaled[0], binding=scaled[1], spelled=_spelling(op, scaled=True)))
+            elif resolve and recv.cls is not None and self._follow_method(op, recv, name, frame, guards, out, follow):
+                pass  # an object of a project class (an AMP manager's `backward(loss)`): what its method does
             elif positional and (framework_backward(recv.text) or self._is_optimizer(recv)):
                 # accelerator.backward(loss), engine.backward(loss), fairseq's
                 # optimizer.backward(loss): the framework scales
