@@ -595,6 +595,11 @@ class StepEvents:
                     target=opt.text if opt is not None else None, target_binding=opt.binding if opt is not None else None,
                 ))
             return
+        if name == "step" and recv.cls is not None and self.project.base_kind(*recv.cls) == "optimizer":
+            # a torch optimizer class of the project (LARS): stepping it is an optimizer step,
+            # whatever its own `step` reads of the gradients
+            out.append(self._event(EventKind.OPT_STEP, op, frame, guards, target=recv.text))
+            return
         if resolve and self._follow_method(op, recv, name, frame, guards, out, follow):
             return
         if name == "step" and self._is_optimizer(recv):
