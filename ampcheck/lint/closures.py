@@ -28,6 +28,7 @@ class LocalUse:
     methods: set[str] = field(default_factory=set)  # `name.<method>(...)` calls
     assigned_calls: int = 0  # `name = <call>`
     handed_on: bool = False  # any other use: passed, returned, aliased, stored, declared nonlocal/global
+    aliases: set[str] = field(default_factory=set)  # `name = obj.attr`: the attributes it is bound from
     as_parameter: bool = False  # a parameter of the function (or of a nested one)
 
 
@@ -68,6 +69,8 @@ class _Uses(cst.CSTVisitor):
         self._fine.add(id(target))
         if isinstance(value, cst.Call):
             self.use.assigned_calls += 1
+        elif isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name):
+            self.use.aliases.add(f"{value.value.value}.{value.attr.value}")
         elif not (isinstance(value, cst.Name) and value.value == "None"):
             self.use.handed_on = True  # bound from another value: it may be shared
 
@@ -95,6 +98,16 @@ class _Uses(cst.CSTVisitor):
     def visit_Name(self, node: cst.Name) -> None:
         if node.value == self.name and id(node) not in self._fine:
             self.use.handed_on = True
+
+
+def keeps_alias(fn: cst.FunctionDef, name: str, attribute: str) -> bool:
+    """Whether the local `name` of `fn` is only an alias of `attribute` (`scaler = self.scaler`)
+    that `fn` calls methods on, never `update`, and never hands on or rebinds."""
+    use = local_use(fn, name)
+    return (
+        use.aliases == {attribute} and not use.assigned_calls and not use.handed_on and not use.as_parameter
+        and "update" not in use.methods
+    )
 
 
 def local_use(fn: cst.FunctionDef, name: str) -> LocalUse:

@@ -46,6 +46,7 @@ import libcst as cst
 
 from ampcheck.lint.bindings import Binding, Bindings
 from ampcheck.lint.checkpoints import checkpoint_without_scaler
+from ampcheck.lint.closures import keeps_alias
 from ampcheck.lint.codec import Codec
 from ampcheck.lint.consteval import param_names
 from ampcheck.lint.kinds import framework_clipper
@@ -412,8 +413,18 @@ class _Builder:
                 continue  # self.x.method(...), self.x.attr
             if isinstance(parent, cst.AssignTarget) or (isinstance(parent, cst.AnnAssign) and parent.target is node):
                 continue
+            if self._kept_alias(node, parent):
+                continue  # `scaler = self.scaler`, then only its methods called
             out.add(node.attr.value)
         return frozenset(out)
+
+    def _kept_alias(self, node: cst.Attribute, parent: Optional[cst.CSTNode]) -> bool:
+        """`name = self.<attr>` in a method that only calls non-`update` methods on `name`."""
+        if not (isinstance(parent, cst.Assign) and parent.value is node and len(parent.targets) == 1):
+            return False
+        target = parent.targets[0].target
+        fn = self.tree.enclosing_function(node)
+        return isinstance(target, cst.Name) and fn is not None and keeps_alias(fn, target.value, f"self.{node.attr.value}")
 
     # -- functions ------------------------------------------------------------------------------------
     def _program(self, fn: Optional[cst.FunctionDef]) -> FunctionProgram:

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Iterator, Optional, Union
 
 import libcst as cst
 
-from ampcheck.lint.closures import handed_out, local_use
+from ampcheck.lint.closures import handed_out, keeps_alias, local_use
 from ampcheck.lint.kinds import framework_backward, is_optimizer_class, is_scaler_class, named_like_optimizer, scaler_shaped
 from ampcheck.lint.program import (
     Attr, BindingInfo, Branch, ClassInfo, FunctionProgram, GuardKind, GuardSpec, Imported, Local, Member, Method,
@@ -307,11 +307,18 @@ class StepEvents:
         fn = module.functions.get(e.function) if module is not None else None
         if module is None or fn is None:
             return False
+        cls = module.classes.get(fn.cls) if fn.cls is not None else None
         attr = text[len("self."):]
         if text.startswith("self.") and attr.isidentifier():
-            cls = module.classes.get(fn.cls) if fn.cls is not None else None
             return cls is not None and self._attr_never_updated(module, cls, attr)
-        return text.isidentifier() and self._closure_never_updated(module, fn, text)
+        if not text.isidentifier():
+            return False
+        if cls is not None and isinstance(fn.node, cst.FunctionDef) and fn.self_name is not None:
+            for alias in local_use(fn.node, text).aliases:
+                owner, _, name = alias.partition(".")
+                if owner == fn.self_name and keeps_alias(fn.node, text, alias):
+                    return self._attr_never_updated(module, cls, name)  # `scaler = self.scaler`
+        return self._closure_never_updated(module, fn, text)
 
     def _attr_never_updated(self, module: ModuleSummary, cls: ClassInfo, attr: str) -> bool:
         for m, c in self.project.mro(module, cls):
