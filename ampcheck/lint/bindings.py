@@ -404,7 +404,7 @@ class Bindings:
             fixed = "cuda"
         elif quals and all(q.startswith("torch.cpu.") for q in quals):
             fixed = "cpu"
-        device_first = fixed is None and bool(quals) and all(q.startswith("torch.amp.") for q in quals)
+        device_first = fixed is None and bool(quals) and all(q.startswith("torch.amp.") or q == "torch.GradScaler" for q in quals)
         enabled_expr = _arg(call, "enabled", _ENABLED_POS_DEVICE_FIRST if device_first else _ENABLED_POS_LEGACY)
         enabled: Optional[bool] = True
         toggles: tuple[str, ...] = ()
