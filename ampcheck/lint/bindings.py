@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Iterable, Optional, Union
+from typing import Iterable, Iterator, Optional, Union
 
 import libcst as cst
 
@@ -161,6 +161,21 @@ class Bindings:
         return any(self.tree.precedes(n, at) for n, _ in self._by_key.get((fn, name), ()))
 
     # -- lookups ------------------------------------------------------------------------------
+    def _built_under(self, node: cst.CSTNode) -> Iterator[str]:
+        """The names tested by the `if`s (in its function) a scaler is constructed under
+        (`if self.activated: self.scaler = GradScaler()`): the scaler exists only on one side
+        of them, so they switch AMP, like the names of its `enabled=`."""
+        child = node
+        for anc in self.tree.ancestors(node):
+            if isinstance(anc, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+                return
+            if isinstance(anc, cst.If) and child is not anc.test:
+                yield from (
+                    n for n in re.findall(r"[A-Za-z_][\w.]*", self.tree.code_for(anc.test))
+                    if n not in ("True", "False", "None", "not", "and", "or", "is", "in")
+                )
+            child = anc
+
     def _lookup_name(self, name: str, at: cst.CSTNode) -> Optional[Binding]:
         fn = self.tree.enclosing_function(at)
         while fn is not None:
@@ -246,6 +261,8 @@ class Bindings:
             if scope is False:
                 continue
             binding = self._classify(node.value, key, scope)
+            if binding is not None and binding.kind == "scaler" and not binding.inferred:
+                binding = replace(binding, toggles=tuple(dict.fromkeys((*binding.toggles, *self._built_under(node)))))
             if isinstance(node, cst.AnnAssign) and (binding is None or binding.kind in _STAND_INS):
                 if SCALER_ANNOTATION.search(self.tree.code_for(node.annotation.annotation)):
                     binding = Binding("scaler", key, node.value, enabled=None, scope=scope)
@@ -297,6 +314,9 @@ class Bindings:
             return Binding("loss_scale", key, value, scope=scope)  # the scale a scaler multiplies the loss by
         quals = self.tree.names.resolve(func)
         last = _last_name(func)
+        made = self._scaler_classes_named(func) if not quals and isinstance(func, cst.Name) else None
+        if made:
+            return self._scaler(value, key, scope, made)
         if self._is_scaler_ctor(quals, last):
             return self._scaler(value, key, scope, quals)
         qual = next(iter(quals)) if len(quals) == 1 else None
@@ -353,6 +373,29 @@ class Bindings:
         # re-exports?) that may be None is maybe on
         return replace(found[0], enabled=None) if len(found) != len(branches) else found[0]
 
+    def _scaler_classes_named(self, name: cst.Name) -> Optional[frozenset[str]]:
+        """The GradScaler classes a local name holds where it is called, when every
+        assignment that may reach the call binds one: the class itself (`make =
+        torch.cuda.amp.GradScaler`) or `functools.partial` of it fixing only its device
+        (`partial(torch.amp.GradScaler, device="cuda")`), as version-guarded code picks one."""
+        fn = self.tree.enclosing_function(name)
+        entries = self._by_key.get((fn, name.value)) if fn is not None else None
+        if not entries:
+            return None
+        found: set[str] = set()
+        for node, _ in self._reaching(entries, name):
+            value = node.value if isinstance(node, (cst.Assign, cst.AnnAssign)) else None
+            if isinstance(value, cst.Call) and self.tree.names.resolve(value.func) == {"functools.partial"} and value.args:
+                fixed = value.args[1:]
+                if any(a.keyword is None or a.keyword.value != "device" for a in fixed):
+                    return None  # `enabled=` or another argument fixed: read no further
+                value = value.args[0].value
+            quals = self.tree.names.resolve(value) if value is not None else frozenset()
+            if not quals or not all(is_scaler_class(q) for q in quals):
+                return None
+            found |= quals
+        return frozenset(found)
+
     def _is_scaler_ctor(self, quals: frozenset[str], last: Optional[str]) -> bool:
         """A GradScaler constructor: by its qualified name, or by its class name where a star
         import leaves it unresolved and no class of this file has that name."""
@@ -367,7 +410,7 @@ class Bindings:
             fixed = "cuda"
         elif quals and all(q.startswith("torch.cpu.") for q in quals):
             fixed = "cpu"
-        device_first = fixed is None and bool(quals) and all(q.startswith("torch.amp.") for q in quals)
+        device_first = fixed is None and bool(quals) and all(q.startswith("torch.amp.") or q == "torch.GradScaler" for q in quals)
         enabled_expr = _arg(call, "enabled", _ENABLED_POS_DEVICE_FIRST if device_first else _ENABLED_POS_LEGACY)
         enabled: Optional[bool] = True
         toggles: tuple[str, ...] = ()

@@ -168,8 +168,8 @@ class ConstEval:
     def _name(self, expr: cst.Name, depth: int) -> Any:
         fn = self.tree.enclosing_function(expr)
         local = self._by_scope.get((fn, expr.value)) if fn is not None else None
-        if fn is not None and local is None and expr.value in param_names(fn):
-            return UNKNOWN
+        if fn is not None and expr.value in param_names(fn):
+            return UNKNOWN  # the caller's argument, or (flow-insensitively) any rebinding of it
         assigns = local if local is not None else self._by_scope.get((None, expr.value))
         if assigns is None or len(assigns) != 1:
             return UNKNOWN

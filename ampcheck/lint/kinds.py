@@ -39,6 +39,7 @@ from typing import Optional
 
 SCALER_CLASSES = frozenset(
     {
+        "torch.GradScaler",  # torch's top-level alias of torch.amp.GradScaler
         "torch.amp.GradScaler",
         "torch.amp.grad_scaler.GradScaler",
         "torch.cuda.amp.GradScaler",

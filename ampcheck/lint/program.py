@@ -46,6 +46,7 @@ import libcst as cst
 
 from ampcheck.lint.bindings import Binding, Bindings
 from ampcheck.lint.checkpoints import checkpoint_without_scaler
+from ampcheck.lint.closures import keeps_alias
 from ampcheck.lint.codec import Codec
 from ampcheck.lint.consteval import param_names
 from ampcheck.lint.kinds import framework_clipper
@@ -536,8 +537,18 @@ class _Builder:
                 continue  # self.x.method(...), self.x.attr
             if isinstance(parent, cst.AssignTarget) or (isinstance(parent, cst.AnnAssign) and parent.target is node):
                 continue
+            if self._kept_alias(node, parent):
+                continue  # `scaler = self.scaler`, then only its methods called
             out.add(node.attr.value)
         return frozenset(out)
+
+    def _kept_alias(self, node: cst.Attribute, parent: Optional[cst.CSTNode]) -> bool:
+        """`name = self.<attr>` in a method that only calls non-`update` methods on `name`."""
+        if not (isinstance(parent, cst.Assign) and parent.value is node and len(parent.targets) == 1):
+            return False
+        target = parent.targets[0].target
+        fn = self.tree.enclosing_function(node)
+        return isinstance(target, cst.Name) and fn is not None and keeps_alias(fn, target.value, f"self.{node.attr.value}")
 
     # -- functions ------------------------------------------------------------------------------------
     def _program(self, fn: Optional[cst.FunctionDef]) -> FunctionProgram:
@@ -564,12 +575,17 @@ class _Builder:
 
     def _returns(self, fn: cst.FunctionDef) -> Optional[str]:
         """The class a function's annotation says it returns, else the one class every
-        `return` constructs (`return Optimizers(config, groups)`)."""
+        `return` constructs (`return Optimizers(config, groups)`) or returns a local
+        GradScaler of (`scaler = make() if amp else None; return scaler`)."""
         if fn.returns is not None:
             return self._class_name(fn.returns.annotation)
         found = set()
         for node in self.tree.returns_of(fn):
             value = node.value
+            local = self.b.lookup(value, node) if isinstance(value, cst.Name) else None
+            if local is not None and local.kind == "scaler" and not local.inferred:
+                found.add(local.qualname)
+                continue
             found.add(self._class_name(value.func) if isinstance(value, cst.Call) else None)
         return found.pop() if len(found) == 1 else None
 

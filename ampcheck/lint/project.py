@@ -224,6 +224,11 @@ class Project:
             if stem in text and (module in text or relative.search(text)) and named.search(text)
         ]
 
+    def files_matching(self, pattern: re.Pattern[str]) -> list[str]:
+        """The project's Python files (absolute paths) whose text `pattern` matches: where
+        code that reaches an object through a given attribute may be."""
+        return [path for path, text in self._project_texts().items() if pattern.search(text)]
+
     def _project_texts(self) -> dict[str, str]:
         if self._texts is None:
             self._texts = {}

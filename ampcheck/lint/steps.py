@@ -45,6 +45,9 @@ from ampcheck.lint.enums import StrEnum
 from functools import cached_property
 from typing import TYPE_CHECKING, Iterator, Optional, Union
 
+import libcst as cst
+
+from ampcheck.lint.closures import handed_out, keeps_alias, local_use
 from ampcheck.lint.kinds import framework_backward, is_optimizer_class, is_scaler_class, named_like_optimizer, scaler_shaped
 from ampcheck.lint.program import (
     Attr, BindingInfo, Branch, ClassInfo, FunctionProgram, GuardKind, GuardSpec, Imported, Local, Member, Method,
@@ -200,6 +203,16 @@ def exclusive(a: Event, b: Event) -> bool:
     return bool(separating(a, b))
 
 
+def _updates_attr(module: ModuleSummary, cls: ClassInfo, attr: str) -> bool:
+    """Whether a method of `cls` calls `self.<attr>.update(...)`."""
+    for key in cls.methods.values():
+        for op in module.functions[key].ops if key in module.functions else ():
+            callee = op.callee
+            if isinstance(callee, Method) and callee.recv == Attr(attr) and callee.name == "update":
+                return True
+    return False
+
+
 @dataclass(frozen=True, eq=False)
 class Val:
     """What a reference is at one point of a replay."""
@@ -280,27 +293,63 @@ class StepEvents:
 
     @timed(Phase.STEPS)
     def never_updated(self, e: Event) -> bool:
-        """Whether the scaler `e` uses is one its class owns and keeps to itself (a private
-        `self._scaler` it constructs, never handed out) and that no method of the class or of
-        its project bases ever `update()`s."""
+        """Whether no code can ever `update()` the scaler `e` steps, so that its second step
+        raises wherever the loop around it is: a GradScaler its class constructs and keeps
+        to itself (`self.<attr>`, never handed out) that no method of the class, of its
+        project bases or of its project subclasses updates, and, for a public attribute, that
+        no code of the project reaches through another object; or a GradScaler an enclosing
+        function constructs and shares only with the nested function that steps it, which it
+        hands out to be called again (closures.py)."""
         text, b = e.scaler or "", e.binding
-        attr = text[len("self."):]
-        if not text.startswith("self._") or "." in attr or b is None or b.kind != "scaler" or b.inferred:
+        if b is None or b.kind != "scaler" or b.inferred:
             return False
         module = self.home if e.path == self.path else self.project.summary(e.path)
         fn = module.functions.get(e.function) if module is not None else None
-        cls = module.classes.get(fn.cls) if module is not None and fn is not None and fn.cls is not None else None
-        if module is None or cls is None:
+        if module is None or fn is None:
             return False
+        cls = module.classes.get(fn.cls) if fn.cls is not None else None
+        attr = text[len("self."):]
+        if text.startswith("self.") and attr.isidentifier():
+            return cls is not None and self._attr_never_updated(module, cls, attr)
+        if not text.isidentifier():
+            return False
+        if cls is not None and isinstance(fn.node, cst.FunctionDef) and fn.self_name is not None:
+            for alias in local_use(fn.node, text).aliases:
+                owner, _, name = alias.partition(".")
+                if owner == fn.self_name and keeps_alias(fn.node, text, alias):
+                    return self._attr_never_updated(module, cls, name)  # `scaler = self.scaler`
+        return self._closure_never_updated(module, fn, text)
+
+    def _attr_never_updated(self, module: ModuleSummary, cls: ClassInfo, attr: str) -> bool:
         for m, c in self.project.mro(module, cls):
-            if attr in c.escapes:
+            if attr in c.escapes or _updates_attr(m, c, attr):
                 return False
-            for key in c.methods.values():
-                for op in m.functions[key].ops if key in m.functions else ():
-                    callee = op.callee
-                    if isinstance(callee, Method) and callee.recv == Attr(attr) and callee.name == "update":
-                        return False
+        if attr.startswith("_"):
+            return True  # private: the class and its bases are all the code that uses it
+        outside = re.compile(rf"(?<!\bself)\.{re.escape(attr)}\b")
+        if self.project.files_matching(outside):
+            return False  # reached through another object (`trainer.{attr}`): who updates it is unknown
+        own = (module.name, cls.key)
+        for path in self.project.files_matching(re.compile(rf"\bself\.{re.escape(attr)}\.update\b")):
+            other = self.project.summary(path)
+            if other is None:
+                return False
+            for c in other.classes.values():
+                if _updates_attr(other, c, attr) and any((m.name, k.key) == own for m, k in self.project.mro(other, c)):
+                    return False  # a project subclass updates it
         return True
+
+    def _closure_never_updated(self, module: ModuleSummary, fn: FunctionProgram, name: str) -> bool:
+        nested = fn.node
+        outer_key = fn.key.rpartition(".")[0]
+        outer = module.functions.get(outer_key) if outer_key else None
+        if outer is None or not isinstance(nested, cst.FunctionDef) or not isinstance(outer.node, cst.FunctionDef):
+            return False
+        inner = local_use(nested, name)
+        if inner.assigned_calls or inner.as_parameter or not handed_out(outer.node, nested):
+            return False  # its own local, or a function the enclosing one only calls
+        use = local_use(outer.node, name)
+        return use.assigned_calls > 0 and not use.as_parameter and not use.handed_on and "update" not in use.methods
 
     @timed(Phase.STEPS)
     def standalone(self, module: ModuleSummary, fn: FunctionProgram) -> list[Event]:
@@ -530,6 +579,8 @@ class StepEvents:
             scaled = self._scaler(recv.scaled_by) if recv.scaled_by is not None else None
             if scaled is not None:
                 out.append(self._event(EventKind.SCALED_BACKWARD, op, frame, guards, scaler=scaled[0], binding=scaled[1], spelled=_spelling(op, scaled=True)))
+            elif resolve and recv.cls is not None and self._follow_method(op, recv, name, frame, guards, out, follow):
+                pass  # an object of a project class (an AMP manager's `backward(loss)`): what its method does
             elif positional and (framework_backward(recv.text) or self._is_optimizer(recv)):
                 # accelerator.backward(loss), engine.backward(loss), fairseq's
                 # optimizer.backward(loss): the framework scales
@@ -550,6 +601,11 @@ class StepEvents:
                     kind, op, frame, guards, scaler=scaler[0], binding=scaler[1], spelled=_spelling(op),
                     target=opt.text if opt is not None else None, target_binding=opt.binding if opt is not None else None,
                 ))
+            return
+        if name == "step" and recv.cls is not None and self.project.base_kind(*recv.cls) == "optimizer":
+            # a torch optimizer class of the project (LARS): stepping it is an optimizer step,
+            # whatever its own `step` reads of the gradients
+            out.append(self._event(EventKind.OPT_STEP, op, frame, guards, target=recv.text))
             return
         if resolve and self._follow_method(op, recv, name, frame, guards, out, follow):
             return

@@ -315,8 +315,8 @@ def _amp102(step: _Step) -> Iterator[tuple[Event, str]]:
             if loop is None:
                 if not updates and step.model.steps.never_updated(st):
                     yield st, (
-                        _say(b, f"`{_call_text(s, 'step', st.target)}` steps a scaler this class owns, and no code "
-                        f"ever calls `{s}.update()`: the second step raises \"step() has already been called "
+                        _say(b, f"`{_call_text(s, 'step', st.target)}` steps a scaler that no code can ever "
+                        f"update (nothing calls `{s}.update()` and it is never handed on): the second step raises \"step() has already been called "
                         f"since the last update()\" and the scale never adapts; call `{s}.update()` after the step")
                     )
                 continue
