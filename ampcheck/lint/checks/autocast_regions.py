@@ -183,7 +183,7 @@ def _autocast_neutral(model: FileModel, fn: cst.FunctionDef, ctx: Optional[str],
     dtypes), Python builtins, calls on `ctx`, and same-file functions of the same kind
     (VMamba's cross-scan permutes, a gradient-reversal layer's `grad.neg() * alpha`). Such a
     Function gives the same result under any autocast state; a matmul, a convolution, an
-    indexed store, or a call into code the file does not hold (an extension kernel, a Triton
+    indexed store through a tensor index, or a call into code the file does not hold (an extension kernel, a Triton
     launch) can meet a half gradient and a float saved tensor, which is what AMP304 is about."""
     if id(fn) in seen:
         return True
@@ -193,12 +193,26 @@ def _autocast_neutral(model: FileModel, fn: cst.FunctionDef, ctx: Optional[str],
         node = pending.pop()
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
             return False
-        if isinstance(node, (cst.AugAssign, cst.AssignTarget)) and isinstance(getattr(node, "target", None), cst.Subscript):
-            return False
+        target = getattr(node, "target", None) if isinstance(node, (cst.AugAssign, cst.AssignTarget)) else None
+        if isinstance(target, cst.Subscript) and not _basic_indexing(target):
+            return False  # an indexed store (index_put_) wants one dtype on both sides
         if isinstance(node, cst.Call) and not _neutral_call(model, node, ctx, seen):
             return False
         pending.extend(model.children(node))
     return True
+
+
+def _basic_indexing(target: cst.Subscript) -> bool:
+    """A store through slices and integer constants only (`y[:, 0] = x`): a view's `copy_`,
+    which converts the dtype, unlike an index_put_ through a tensor index."""
+    def basic(el: cst.SubscriptElement) -> bool:
+        s = el.slice
+        if isinstance(s, cst.Slice):
+            return all(p is None or isinstance(p, (cst.Integer, cst.UnaryOperation, cst.Name)) for p in (s.lower, s.upper, s.step))
+        v = s.value
+        return isinstance(v, (cst.Integer, cst.Ellipsis)) or (isinstance(v, cst.UnaryOperation) and isinstance(v.expression, cst.Integer))
+
+    return all(basic(el) for el in target.slice)
 
 
 def _neutral_call(model: FileModel, call: cst.Call, ctx: Optional[str], seen: set[int]) -> bool:
