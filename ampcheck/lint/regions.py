@@ -14,7 +14,7 @@ API (facet `model.regions`):
 - `model.regions.enclosing(node)`: the innermost region covering `node`, a disabled one
   included, so callers see that `autocast(enabled=False)` turned autocast off there.
 - `model.regions.active(node)`: the innermost region unless it is certainly disabled.
-- `model.regions.uses_autocast`: whether the file may turn autocast on at all.
+- `model.regions.enters_autocast`: whether the file itself may run code under autocast.
 - `model.regions.config(call)`: the (device, dtype, enabled) of one `autocast(...)` call.
 
 Regions come from `with` items (several per statement, nested), every autocast spelling
@@ -115,18 +115,16 @@ class Regions:
         return None if r is None or r.enabled is False else r
 
     @property
-    def uses_autocast(self) -> bool:
-        """Whether the file may turn autocast on: a region not certainly disabled, an
-        autocast call that is not `enabled=False`, or autocast passed around by name
-        (`partial(torch.autocast, ...)`, `amp_autocast = torch.autocast`). A file that only
-        ever disables autocast (apex's fused ops) does not use it."""
+    def enters_autocast(self) -> bool:
+        """Whether the file itself may run code under autocast: a region not certainly
+        disabled, or an autocast call that is not `enabled=False`. An alias defined for other
+        modules (`gpu_autocast_ctx = partial(torch.amp.autocast, ...)` that nothing here
+        enters) does not count, nor does a file that only ever disables autocast (apex's
+        fused ops)."""
         if any(r.enabled is not False for r in self.all):
             return True
         configs = (self.config(c) for c in self.tree.calls)
-        if any(c is not None and c.enabled is not False for c in configs):
-            return True
-        called = {id(c.func) for c in self.tree.calls}
-        return any(id(a) not in called and self.is_autocast(a) for a in self.tree.attributes)
+        return any(c is not None and c.enabled is not False for c in configs)
 
     def is_autocast(self, expr: cst.BaseExpression) -> bool:
         """Whether `expr` names autocast itself, certainly (every candidate is a spelling)."""

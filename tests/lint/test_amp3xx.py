@@ -84,6 +84,14 @@ def test_decorated_function_a_file_without_autocast_or_a_function_applied_with_a
     _assert_clean(name)
 
 
+def test_function_in_a_file_that_only_defines_an_autocast_alias_for_others_is_silent() -> None:
+    _assert_clean("clean_function_beside_an_autocast_alias.py")
+
+
+def test_function_applied_under_an_autocast_alias_the_file_enters_is_flagged() -> None:
+    _assert_marked("amp304_function_under_an_autocast_alias.py")
+
+
 def test_function_that_only_reshapes_flips_or_negates_gradients_is_silent() -> None:
     # gradient reversal, a straight-through estimator, a permute-only cross-scan whose helpers
     # are picked at run time: nothing in them is an op autocast lowers or a kernel it cannot see

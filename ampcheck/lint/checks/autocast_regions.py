@@ -149,7 +149,7 @@ def _inference(model: FileModel, region: AutocastRegion, cast: Cast) -> bool:
 
 @check("AMP304")
 def custom_function_without_amp_decorators(model: FileModel) -> Iterable[Finding]:
-    if not model.regions.uses_autocast:
+    if not model.regions.enters_autocast:
         return
     for cls in model.classes:
         if not any(model.qualname(b.value) in _FUNCTION_BASES for b in cls.bases):
