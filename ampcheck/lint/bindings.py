@@ -88,6 +88,12 @@ class Binding:
 Assignment = Union[cst.Assign, cst.AnnAssign]
 
 
+def is_get_scale(call: cst.Call) -> bool:
+    """`<scaler>.get_scale()`: the scale a GradScaler multiplies the loss by (its value, for
+    thresholds scaled alike)."""
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value == "get_scale" and not call.args
+
+
 class Bindings:
     def __init__(self, tree: SourceTree, consts: ConstEval) -> None:
         self.tree = tree
@@ -310,7 +316,7 @@ class Bindings:
                 return replace(b, key=key, scope=scope) if b is not None and b.kind != "opaque" else None
             return None
         func = value.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "get_scale" and not value.args:
+        if is_get_scale(value):
             return Binding("loss_scale", key, value, scope=scope)  # the scale a scaler multiplies the loss by
         quals = self.tree.names.resolve(func)
         last = _last_name(func)

@@ -44,7 +44,7 @@ from typing import Any, Iterable, Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
-from ampcheck.lint.bindings import Binding, Bindings
+from ampcheck.lint.bindings import Binding, Bindings, is_get_scale
 from ampcheck.lint.checkpoints import checkpoint_without_scaler
 from ampcheck.lint.closures import keeps_alias
 from ampcheck.lint.codec import Codec
@@ -378,6 +378,8 @@ class _Builder:
         self._aliases = 0  # `x = y.a` ... `y = x.b`: how deep `ref` is in following them
         self._scaled = self._index_scaled_assignments()
         self._local_functions = self._index_local_functions()
+        # whether any expression here can be the loss scale: `ref` asks of every argument
+        self._gets_scale = any(is_get_scale(c) for c in tree.calls)
 
     def summary(self, kept: Optional[StatementPrograms] = None) -> ModuleSummary:
         parts = self._parts(kept) if kept is not None else None  # first: it decides what is walked
@@ -981,6 +983,8 @@ class _Builder:
         """Whether an expression is a scaler's current scale, or a product with it: it holds a
         `get_scale()` call (`scaler.get_scale() if amp else 1.0`), or a factor is a name bound
         to one (`scale = scaler.get_scale()`; `max_norm * scale`)."""
+        if not self._gets_scale:
+            return False
         if _holds_loss_scale(self.tree, expr):
             return True
         return any(
@@ -1098,10 +1102,7 @@ def _walk_nodes(tree: SourceTree, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 def _holds_loss_scale(tree: SourceTree, expr: cst.CSTNode) -> bool:
     """Whether an expression holds a scaler's current scale (`scaler.get_scale()`, `scaler.get_scale()
     if amp else 1.0`)."""
-    return any(
-        isinstance(c.func, cst.Attribute) and c.func.attr.value == "get_scale" and not c.args
-        for c in _walk_calls(tree, expr)
-    )
+    return any(is_get_scale(c) for c in _walk_calls(tree, expr))
 
 
 def _factors(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:

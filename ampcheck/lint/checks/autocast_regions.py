@@ -1,7 +1,7 @@
 """AMP3xx: what must not happen inside an autocast region, and autocast calls that cannot work."""
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 import libcst as cst
 
@@ -284,13 +284,15 @@ def _restores_forward_autocast(model: FileModel, forward: cst.FunctionDef, backw
 
 def _makes_autocast(model: FileModel, call: cst.Call) -> bool:
     """An autocast call, or a call of a same-file function that builds one (and returns it)."""
-    if model.regions.config(call) is not None:
-        return True
-    name = call.func.value if isinstance(call.func, cst.Name) else None
-    return name is not None and any(
-        fn.name.value == name and any(model.enclosing_function(c) is fn and model.regions.config(c) is not None for c in model.calls)
-        for fn in model.functions
+    return model.regions.config(call) is not None or _calls_function_that(
+        model, call, lambda fn: any(model.enclosing_function(c) is fn and model.regions.config(c) is not None for c in model.calls)
     )
+
+
+def _calls_function_that(model: FileModel, call: cst.Call, holds: Callable[[cst.FunctionDef], bool]) -> bool:
+    """Whether `call` names (bare) a function of this file for which `holds` is true."""
+    name = call.func.value if isinstance(call.func, cst.Name) else None
+    return name is not None and any(fn.name.value == name and holds(fn) for fn in model.functions)
 
 
 def _reads(model: FileModel, call: cst.Call, ctx: str) -> bool:
@@ -308,12 +310,8 @@ def _reads(model: FileModel, call: cst.Call, ctx: str) -> bool:
 def _opens_autocast(model: FileModel, call: cst.Call) -> bool:
     """An autocast call in any spelling, or a call of a function of this file that opens an
     autocast region (a version-compatible `@contextmanager` wrapper)."""
-    if model.regions.config(call) is not None:
-        return True
-    name = call.func.value if isinstance(call.func, cst.Name) else None
-    return name is not None and any(
-        fn.name.value == name and any(model.enclosing_function(r.node) is fn for r in model.regions.all)
-        for fn in model.functions
+    return model.regions.config(call) is not None or _calls_function_that(
+        model, call, lambda fn: any(model.enclosing_function(r.node) is fn for r in model.regions.all)
     )
 
 
