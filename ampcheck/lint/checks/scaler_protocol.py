@@ -9,6 +9,7 @@ two calls' conditions differ.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from dataclasses import dataclass
@@ -424,16 +425,29 @@ def _amp104(step: _Step) -> Iterator[tuple[Event, str]]:
         s, b = back.scaler, scalers[back.scaler]
         if step.blocked(s):
             continue
-        if g.op.text.endswith(".grad"):
-            what = f"`{g.op.text}` reads a gradient"
-        else:
-            what = f"`{g.op.text}` clips gradients"
-        later = [x.target for x in step.events[step.index(g):] if x.kind in (EventKind.UNSCALE, EventKind.SCALER_STEP) and x.scaler == s]
-        yield g, (
+        first = next((x for x in step.events[step.index(g):] if x.kind in (EventKind.UNSCALE, EventKind.SCALER_STEP) and x.scaler == s), None)
+        at = _call_leading_to(g, first)
+        does = "reads a gradient" if g.op.text.endswith(".grad") else "clips gradients"
+        what = f"`{g.op.text}` {does}" if at is g else f"`{at.op.text}` runs `{g.op.text}`, which {does}"
+        yield at, (
             _say(b, f"{what} still multiplied by the loss scale (65536 at first), so thresholds and "
-            f"norms are off by that factor; call `{_call_text(s, 'unscale_', next(iter(later), None))}` "
+            f"norms are off by that factor; call `{_call_text(s, 'unscale_', first.target if first else None)}` "
             "before it")
         )
+
+
+def _call_leading_to(g: Event, later: Optional[Event]) -> Event:
+    """Where a read of scaled gradients written in this file is reported: at the call from which
+    the code that reads them is entered, when that code is a helper the scaler is not stepped in
+    (`clip(model)` in the loop, not the clip inside `clip`). A helper called from two loops, one
+    that unscales first, is then wrong at one call, the one a fix belongs to."""
+    theirs = later.via if later is not None else ()
+    k = 0
+    while k < min(len(g.via), len(theirs)) and g.via[k].op is theirs[k].op:
+        k += 1
+    if k == len(g.via) or g.node is None or g.via[k].path != g.path or g.via[k].op.node is None:
+        return g  # (a helper of another module is reported at the call of this file that leads to it)
+    return dataclasses.replace(g, op=g.via[k].op, path=g.via[k].path, via=g.via[:k])
 
 
 # -- AMP105 -------------------------------------------------------------------------------------
