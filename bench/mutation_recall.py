@@ -217,6 +217,8 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     },
     ("FunAudioLLM/CosyVoice", "cosyvoice/utils/train_utils.py", "step_to_opt", 306):
         "the step is already gated on torch.isfinite(grad_norm) after unscale_: it skips where scaler.step would",
+    ("Haian-Jin/LVSM", "train.py", "step_to_opt", 197):
+        "after unscale_ every gradient is made finite (nan_to_num_): optimizer.step() takes unscaled, finite gradients, and update() reads the inf check unscale_ recorded",
     **{
         ("lyuwenyu/RT-DETR", "rtdetr_paddle/ppdet/engine/trainer.py", "drop_scale", line):
             "PaddlePaddle code: paddle.amp.GradScaler, not a torch GradScaler"
