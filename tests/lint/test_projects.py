@@ -104,13 +104,13 @@ def scratch(tmp_path: Path) -> Path:
 
 
 def test_a_changed_dependency_invalidates_the_cached_results_of_the_files_that_read_it(scratch: Path):
-    assert [f.line for f in _lint(scratch, "tools/finetune.py", cache=True).findings] == [15, 25]
+    assert [f.line for f in _lint(scratch, "tools/finetune.py", cache=True).findings] == [15]
     helpers = scratch / "src" / "mytrain" / "scaling.py"
     helpers.write_text(helpers.read_text().replace(
         "    scaler.step(optimizer)  # expect: AMP102\n", "    scaler.step(optimizer)\n    scaler.update()\n"
     ))
     again = _lint(scratch, "tools/finetune.py", cache=True)
-    assert [f.line for f in again.findings] == [25] and again.analysed == 1
+    assert [f.line for f in again.findings] == [] and again.analysed == 1
 
 
 def test_an_unchanged_project_replays_every_result_from_the_cache(scratch: Path):
@@ -126,7 +126,7 @@ def test_imported_modules_are_read_from_the_summary_cache_without_parsing(scratc
     summarize = engine._summarize
     monkeypatch.setattr(engine, "_summarize", lambda path, *a: parsed.append(os.path.basename(path)) or summarize(path, *a))
     result = _lint(scratch, "tools/finetune.py", cache=True)
-    assert result.analysed == 1 and [f.line for f in result.findings] == [15, 25]
+    assert result.analysed == 1 and [f.line for f in result.findings] == [15]
     assert parsed == []
 
 

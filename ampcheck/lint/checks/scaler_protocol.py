@@ -256,8 +256,8 @@ def optimizer_step_bypasses_scaler(model: FileModel) -> Iterator[Finding]:
 def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
     scalers = step.scalers()
     for o in step.of(EventKind.OPT_STEP):
-        last = _last_backward(step, o)
-        if last is None or last.kind != EventKind.SCALED_BACKWARD or last.scaler not in scalers:
+        last = _last_backward(step, o) or _unscale_without_backward(step, o)
+        if last is None or last.kind not in (EventKind.SCALED_BACKWARD, EventKind.UNSCALE) or last.scaler not in scalers:
             continue
         if step.blocked(last.scaler, o.target, at=o):
             continue
@@ -266,7 +266,7 @@ def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
             continue  # `if scaler is None: opt.step() else: scaler.step(opt)`
         opt = o.target or "optimizer"
         unscaled = [
-            x for x in step.between(last, o)
+            x for x in (last, *step.between(last, o))
             if x.kind == EventKind.UNSCALE and x.target == o.target and step.dominates(x, o, b, s)
         ]
         if not unscaled:
@@ -280,6 +280,21 @@ def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
                 f"`{s}.step({opt})` would have skipped (and backed the scale off for); call `{s}.step({opt})` "
                 "instead, or check the gradients for inf/NaN before stepping by hand")
             )
+
+
+def _unscale_without_backward(step: _Step, o: Event) -> Optional[Event]:
+    """In a sequence with no backward before the step `o` (a helper that unscales, clips and
+    steps, handed a scaler by code outside the project), the last `unscale_` of `o`'s
+    optimizer since its last `scaler.step`: the scaler is unscaling that optimizer's
+    gradients, so they came from a scaled backward, whichever caller ran it."""
+    for prev in reversed(step.events[: step.index(o)]):
+        if prev.target != o.target or exclusive(prev, o):
+            continue
+        if prev.kind == EventKind.SCALER_STEP:
+            return None
+        if prev.kind == EventKind.UNSCALE:
+            return prev
+    return None
 
 
 def _last_backward(step: _Step, e: Event, stop: tuple[EventKind, ...] = ()) -> Optional[Event]:
@@ -419,8 +434,8 @@ def grads_used_while_scaled(model: FileModel) -> Iterator[Finding]:
 def _amp104(step: _Step) -> Iterator[tuple[Event, str]]:
     scalers = step.scalers()
     for g in step.of(EventKind.GRAD_USE):
-        back = _last_backward(step, g, stop=(EventKind.UNSCALE, EventKind.SCALER_STEP, EventKind.OPAQUE))
-        if back is None or back.kind != EventKind.SCALED_BACKWARD or back.scaler not in scalers:
+        back = _last_backward(step, g, stop=(EventKind.UNSCALE, EventKind.SCALER_STEP, EventKind.OPAQUE)) or _unscale_after_read(step, g)
+        if back is None or back.kind not in (EventKind.SCALED_BACKWARD, EventKind.UNSCALE) or back.scaler not in scalers:
             continue
         s, b = back.scaler, scalers[back.scaler]
         if step.blocked(s):
@@ -434,6 +449,29 @@ def _amp104(step: _Step) -> Iterator[tuple[Event, str]]:
             f"norms are off by that factor; call `{_call_text(s, 'unscale_', first.target if first else None)}` "
             "before it")
         )
+
+
+def _unscale_after_read(step: _Step, g: Event) -> Optional[Event]:
+    """In a sequence that starts with no backward and no scaler call before the read `g` (a
+    helper handed a scaler by code outside the project), the `unscale_` after `g` and before
+    any `scaler.step`: the gradients were still scaled when `g` read them (had a caller
+    unscaled them already, this `unscale_` would raise)."""
+    i = step.index(g)
+    if any(x.kind in _BEFORE_UNSCALED_READ or x.framework_backward for x in step.events[:i]):
+        return None
+    for x in step.events[i + 1 :]:
+        if exclusive(x, g):
+            continue
+        if x.kind == EventKind.UNSCALE:
+            return x
+        if x.kind in _BEFORE_UNSCALED_READ:
+            return None
+    return None
+
+
+_BEFORE_UNSCALED_READ = (
+    EventKind.BACKWARD, EventKind.SCALED_BACKWARD, EventKind.UNSCALE, EventKind.SCALER_STEP, EventKind.OPAQUE,
+)
 
 
 def _call_leading_to(g: Event, later: Optional[Event]) -> Event:
