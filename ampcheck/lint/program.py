@@ -566,7 +566,7 @@ class _Builder:
         self_name = params[0] if in_class and params and not static else None
         param_bindings = {}
         for name in param_names(fn):
-            info = self._info(self.b.param_binding(fn, name))
+            info = self._info(self.b.param_binding(fn, name)) or self._annotated_instance(fn, name)
             if info is not None:
                 param_bindings[name] = info
         kwonly = tuple(p.name.value for p in fn.params.kwonly_params)
@@ -574,6 +574,16 @@ class _Builder:
             scope_key(self.tree, fn), scope_key(self.tree, cls) if in_class and cls is not None else None,
             tuple(params), kwonly, param_bindings, ops, self_name, self._returns(fn), node=fn,
         )
+
+    def _annotated_instance(self, fn: cst.FunctionDef, name: str) -> Optional[BindingInfo]:
+        """A parameter annotated with a class the project may hold (`engine: SupervisedTrainer`,
+        `Optional[Trainer]`, `Trainer | None`): an instance of it, so what the class binds its
+        attributes to is what `engine.scaler` is. torch's own classes say nothing here."""
+        p = next((p for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params) if p.name.value == name), None)
+        if p is None or p.annotation is None:
+            return None
+        cls = self._class_name(_without_none(p.annotation.annotation))
+        return BindingInfo("instance", cls=cls) if cls is not None and not cls.startswith("torch.") else None
 
     def _returns(self, fn: cst.FunctionDef) -> Optional[str]:
         """The class a function's annotation says it returns, else the one class every
@@ -1061,6 +1071,19 @@ class _Builder:
                     if recv.value in names:
                         return "param" in m.code_for(anc.iter).lower()
         return False
+
+
+def _without_none(annotation: cst.BaseExpression) -> cst.BaseExpression:
+    """`X` of `Optional[X]` and `X | None`; any other annotation as it is."""
+    if isinstance(annotation, cst.Subscript) and dotted(annotation.value) in ("Optional", "typing.Optional") and len(annotation.slice) == 1:
+        element = annotation.slice[0].slice
+        return element.value if isinstance(element, cst.Index) else annotation
+    if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+        if isinstance(annotation.right, cst.Name) and annotation.right.value == "None":
+            return annotation.left
+        if isinstance(annotation.left, cst.Name) and annotation.left.value == "None":
+            return annotation.right
+    return annotation
 
 
 def _statements(node: cst.CSTNode) -> Sequence[cst.CSTNode]:

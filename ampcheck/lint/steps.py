@@ -691,8 +691,11 @@ class StepEvents:
             b = frame.fn.param_bindings.get(ref.name)  # what it is by itself (annotation, use)
             if ref.name in frame.args:
                 v = frame.args[ref.name]
-                if b is not None and b.kind == "scaler" and v.binding is None and v.cls is None and v.qualname is None and v.text not in (None, "None"):
-                    return replace(v, binding=b)  # a value the caller cannot say more of, used as a GradScaler here
+                if b is not None and v.binding is None and v.cls is None and v.qualname is None and v.text not in (None, "None"):
+                    if b.kind == "scaler":
+                        return replace(v, binding=b)  # a value the caller cannot say more of, used as a GradScaler here
+                    if b.kind == "instance":
+                        return self._bound(v.text, b, frame.module, self_cls=frame.self_cls)  # ... annotated with a class
                 return v
             return self._bound(ref.name, b, frame.module, self_cls=frame.self_cls)
         if isinstance(ref, Attr):
