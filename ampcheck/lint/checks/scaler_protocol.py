@@ -75,18 +75,24 @@ class _Step:
                     found[e.scaler] = e.binding
         return {s: b for s, b in found.items() if b is None or b.enabled is not False}
 
-    def blocked(self, scaler: str, *others: Optional[str], at: Optional[Event] = None) -> bool:
+    def blocked(self, scaler: str, *others: Optional[str], at: Optional[Event] = None, since: Optional[Event] = None) -> bool:
         """Whether the step of `scaler` hands it (or `others`: its optimizer) to code this file
         cannot see, where that code runs once per step: inside the loop the scaler's own calls
         repeat in, or anywhere when one of them is outside every loop. Handing it to a
         checkpoint loader before the loop does not make the step opaque, nor handing the
         optimizer to a learning-rate scheduler (which sets its learning rate, never steps it).
-        With `at`, a hand-off on the other branch of a condition than `at` does not count."""
+        With `at`, a hand-off on the other branch of a condition than `at` does not count; with
+        `since` too (a finding about the pair `since` → `at`), neither does one in the same
+        iteration body outside the pair (a checkpoint saved after `update()`): it runs before
+        `since` or after `at`, never between them."""
         names = {scaler, *(o for o in others if o is not None)}
         units = {e.loops[-1] if e.loops else None for e in self.events if e.kind in _SCALER_EVENTS and e.scaler == scaler}
         for e in self.events:
             if e.kind == EventKind.OPAQUE and names & set(e.target or ()) and not _LR_SCHEDULE.search(e.op.text):
                 if at is not None and exclusive(e, at):
+                    continue
+                if at is not None and since is not None and e.loops and e.loops == at.loops == since.loops \
+                        and not self.index(since) < self.index(e) < self.index(at):
                     continue
                 if None in units or any(u in e.loops for u in units):
                     return True
@@ -259,7 +265,7 @@ def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
         last = _last_backward(step, o) or _unscale_without_backward(step, o)
         if last is None or last.kind not in (EventKind.SCALED_BACKWARD, EventKind.UNSCALE) or last.scaler not in scalers:
             continue
-        if step.blocked(last.scaler, o.target, at=o):
+        if step.blocked(last.scaler, o.target, at=o, since=last):
             continue
         s, b = last.scaler, scalers[last.scaler]
         if any(step.alternative(o, x, b, s) for x in step.events if x.kind in _SCALER_EVENTS and x.scaler == s):
@@ -438,7 +444,7 @@ def _amp104(step: _Step) -> Iterator[tuple[Event, str]]:
         if back is None or back.kind not in (EventKind.SCALED_BACKWARD, EventKind.UNSCALE) or back.scaler not in scalers:
             continue
         s, b = back.scaler, scalers[back.scaler]
-        if step.blocked(s):
+        if step.blocked(s, at=g, since=back):
             continue
         first = next((x for x in step.events[step.index(g):] if x.kind in (EventKind.UNSCALE, EventKind.SCALER_STEP) and x.scaler == s), None)
         at = _call_leading_to(g, first)
@@ -513,7 +519,7 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
             if consumed:
                 continue
             s, b = st.scaler, scalers[st.scaler]
-            if step.blocked(s):
+            if step.blocked(s, at=st, since=p):
                 break
             loss = p.op.subject or "loss"
             yield p, (
