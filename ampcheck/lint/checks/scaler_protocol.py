@@ -447,7 +447,7 @@ def _amp104(step: _Step) -> Iterator[tuple[Event, str]]:
         if step.blocked(s, at=g, since=back):
             continue
         first = next((x for x in step.events[step.index(g):] if x.kind in (EventKind.UNSCALE, EventKind.SCALER_STEP) and x.scaler == s), None)
-        at = _call_leading_to(g, first)
+        at = _call_leading_to(g, back, first)
         does = "reads a gradient" if g.op.text.endswith(".grad") else "clips gradients"
         what = f"`{g.op.text}` {does}" if at is g else f"`{at.op.text}` runs `{g.op.text}`, which {does}"
         yield at, (
@@ -480,17 +480,20 @@ _BEFORE_UNSCALED_READ = (
 )
 
 
-def _call_leading_to(g: Event, later: Optional[Event]) -> Event:
+def _call_leading_to(g: Event, back: Event, later: Optional[Event]) -> Event:
     """Where a read of scaled gradients written in this file is reported: at the call from which
-    the code that reads them is entered, when that code is a helper the scaler is not stepped in
-    (`clip(model)` in the loop, not the clip inside `clip`). A helper called from two loops, one
-    that unscales first, is then wrong at one call, the one a fix belongs to."""
+    the code that reads them is entered, when that code is a helper that neither scaled them
+    nor steps the scaler (`clip(model)` in the loop, not the clip inside `clip`). A helper
+    called from two loops, one that unscales first, is then wrong at one call, the one a fix
+    belongs to; a closure that back-propagates and then reads is wrong inside itself."""
     theirs = later.via if later is not None else ()
     k = 0
     while k < min(len(g.via), len(theirs)) and g.via[k].op is theirs[k].op:
         k += 1
     if k == len(g.via) or g.node is None or g.via[k].path != g.path or g.via[k].op.node is None:
         return g  # (a helper of another module is reported at the call of this file that leads to it)
+    if len(back.via) > k and back.via[k].op is g.via[k].op:
+        return g  # the helper scaled the gradients itself
     return dataclasses.replace(g, op=g.via[k].op, path=g.via[k].path, via=g.via[:k])
 
 
