@@ -495,7 +495,8 @@ class StepEvents:
         GradScaler, a scaler parameter, or a backward: what the function does depends on
         what its caller hands it or how its object is used."""
         handed = (*(fn.params[1:] if fn.self_name is not None else fn.params), *fn.kwonly)
-        if any((fn.param_bindings.get(p) or BindingInfo("")).kind == "scaler" for p in handed):
+        scalers = {p for p in handed if (fn.param_bindings.get(p) or BindingInfo("")).kind == "scaler"}
+        if scalers and self._hands_on(fn, scalers):
             return True
         cls = self.home.classes.get(fn.cls) if fn.cls is not None else None
         for op in fn.ops:
@@ -513,6 +514,24 @@ class StepEvents:
                 b = cls.attrs.get(recv.name) if cls is not None else None
                 if b is None or b.kind in ("scaler", "instance"):
                     return True  # set where this file cannot see, or a scaler the object holds
+        return False
+
+    def _hands_on(self, fn: FunctionProgram, scalers: set[str]) -> bool:
+        """Whether what `fn` does with its scaler parameters is for the caller's scaler to
+        decide beyond the scaler calls (judged in `_depends_on_caller`): it hands one to code
+        of another module or code this file cannot resolve, or saves a checkpoint without it.
+        Reading or restoring its state (`state_dict()`, `load_state_dict()`) and handing it to
+        a function of this file (judged on its own) are the same whatever the caller passes:
+        icefall's checkpoint module needs none of its 500 callers read."""
+        frame = self._root_frame(self.home, fn)
+        for op in fn.ops:
+            if op.kind is OpKind.SAVE and op.checkpoint is not None:
+                return True
+            if op.kind is not OpKind.CALL:
+                continue
+            refs = (*op.args, *(v for _, v in op.kwargs))
+            if any(isinstance(r, Param) and r.name in scalers for r in refs) and self._static_target(op, frame) is None:
+                return True
         return False
 
     # -- replay ------------------------------------------------------------------------------------

@@ -130,6 +130,17 @@ def test_imported_modules_are_read_from_the_summary_cache_without_parsing(scratc
     assert parsed == []
 
 
+def test_a_module_that_only_saves_and_restores_a_handed_scaler_reads_none_of_its_callers(monkeypatch):
+    """What a checkpoint module does with a scaler parameter (its state_dict, load_state_dict,
+    a same-file helper it hands it to) is the same for every caller: no recipe is parsed."""
+    root = PROJECTS / "checkpoint_module"
+    parsed: list[str] = []
+    summarize = engine._summarize
+    monkeypatch.setattr(engine, "_summarize", lambda path, *a: parsed.append(Path(path).relative_to(root).as_posix()) or summarize(path, *a))
+    assert _lint(root, "speech/checkpoint.py").findings == []
+    assert parsed == []
+
+
 def test_a_lookup_answered_again_from_memory_still_records_the_module_it_read():
     """A cached result must depend on every module its analysis consulted, however often
     the project was asked before (lookups are remembered within a run)."""

@@ -706,8 +706,10 @@ def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
         return
     b = next((x for x in used if x is not None and x.enabled is True), used[0])
     seen: set[tuple[str, int]] = set()
-    # every save written here (reached or not), then those of helpers in other modules
-    foreign = (e for _, events in _roots(model) for e in events if e.node is None)
+    # every save written here (reached or not), then those of helpers in other modules that
+    # are not judged at home: a helper handed the scaler it leaves out is its own module's
+    # finding (that module is linted with its callers), not one more at each call
+    foreign = (e for _, events in _roots(model) for e in events if e.node is None and not _takes_a_scaler(model, e))
     for e in itertools.chain(model.steps.events, foreign):
         if e.kind != EventKind.SAVE or e.op.checkpoint is None or (e.path, e.op.checkpoint) in seen:
             continue
@@ -720,6 +722,13 @@ def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
         if found is not None:
             seen.add((e.path, e.op.checkpoint))  # one finding per checkpoint dict, at its first save
             yield found
+
+
+def _takes_a_scaler(model: FileModel, e: Event) -> bool:
+    """Whether the function `e` is written in (another module's) has a GradScaler parameter."""
+    module = model.project.summary(e.path)
+    fn = module.functions.get(e.function) if module is not None else None
+    return fn is not None and any(b.kind == "scaler" for b in fn.param_bindings.values())
 
 
 # -- AMP110 -------------------------------------------------------------------------------------
