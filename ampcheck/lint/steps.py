@@ -510,7 +510,7 @@ class StepEvents:
             recv = callee.recv.scaler if isinstance(callee.recv, Scaled) else callee.recv
             if isinstance(recv, Param) and recv.name in handed:
                 return True  # what it is, its callers say
-            if isinstance(recv, Attr) and recv.name:
+            if isinstance(recv, Attr) and recv.name and not _dunder(recv.name):  # (`self.__dict__.update(d)`)
                 b = cls.attrs.get(recv.name) if cls is not None else None
                 if b is None or b.kind in ("scaler", "instance"):
                     return True  # set where this file cannot see, or a scaler the object holds
@@ -822,6 +822,11 @@ def _external_instance(qualname: str, b: BindingInfo) -> Optional[BindingInfo]:
     if qualname.startswith("torch.optim.") and not qualname.startswith("torch.optim.lr_scheduler"):
         return BindingInfo("optimizer", qualname)
     return BindingInfo("optimizer", qualname) if is_optimizer_class(None, qualname.rsplit(".", 1)[-1]) else None
+
+
+def _dunder(name: str) -> bool:
+    """`__dict__`, `__class__`: attributes Python gives every object, never a GradScaler."""
+    return name.startswith("__") and name.endswith("__")
 
 
 def _scaler_param(fn: FunctionProgram) -> bool:

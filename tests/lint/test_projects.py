@@ -141,6 +141,17 @@ def test_a_module_that_only_saves_and_restores_a_handed_scaler_reads_none_of_its
     assert parsed == []
 
 
+def test_a_class_that_updates_its_own_dict_reads_none_of_its_callers(monkeypatch):
+    """`self.__dict__.update(kwargs)` has the shape of `scaler.update(new_scale)`, but an
+    attribute Python gives every object is never a GradScaler handed in from outside."""
+    root = PROJECTS / "checkpoint_module"
+    parsed: list[str] = []
+    summarize = engine._summarize
+    monkeypatch.setattr(engine, "_summarize", lambda path, *a: parsed.append(Path(path).relative_to(root).as_posix()) or summarize(path, *a))
+    assert _lint(root, "speech/config.py").findings == []
+    assert parsed == []
+
+
 def test_a_lookup_answered_again_from_memory_still_records_the_module_it_read():
     """A cached result must depend on every module its analysis consulted, however often
     the project was asked before (lookups are remembered within a run)."""
