@@ -130,26 +130,26 @@ def test_imported_modules_are_read_from_the_summary_cache_without_parsing(scratc
     assert parsed == []
 
 
+def _lint_counting_summaries(monkeypatch, root: Path, path: str) -> tuple[list, list[str]]:
+    """The findings of linting `path` alone, and the project files parsed for summaries."""
+    parsed: list[str] = []
+    summarize = engine._summarize
+    monkeypatch.setattr(engine, "_summarize", lambda p, *a: parsed.append(Path(p).relative_to(root).as_posix()) or summarize(p, *a))
+    return _lint(root, path).findings, parsed
+
+
 def test_a_module_that_only_saves_and_restores_a_handed_scaler_reads_none_of_its_callers(monkeypatch):
     """What a checkpoint module does with a scaler parameter (its state_dict, load_state_dict,
     a same-file helper it hands it to) is the same for every caller: no recipe is parsed."""
-    root = PROJECTS / "checkpoint_module"
-    parsed: list[str] = []
-    summarize = engine._summarize
-    monkeypatch.setattr(engine, "_summarize", lambda path, *a: parsed.append(Path(path).relative_to(root).as_posix()) or summarize(path, *a))
-    assert _lint(root, "speech/checkpoint.py").findings == []
-    assert parsed == []
+    findings, parsed = _lint_counting_summaries(monkeypatch, PROJECTS / "checkpoint_module", "speech/checkpoint.py")
+    assert findings == [] and parsed == []
 
 
 def test_a_class_that_updates_its_own_dict_reads_none_of_its_callers(monkeypatch):
     """`self.__dict__.update(kwargs)` has the shape of `scaler.update(new_scale)`, but an
     attribute Python gives every object is never a GradScaler handed in from outside."""
-    root = PROJECTS / "checkpoint_module"
-    parsed: list[str] = []
-    summarize = engine._summarize
-    monkeypatch.setattr(engine, "_summarize", lambda path, *a: parsed.append(Path(path).relative_to(root).as_posix()) or summarize(path, *a))
-    assert _lint(root, "speech/config.py").findings == []
-    assert parsed == []
+    findings, parsed = _lint_counting_summaries(monkeypatch, PROJECTS / "checkpoint_module", "speech/config.py")
+    assert findings == [] and parsed == []
 
 
 def test_a_lookup_answered_again_from_memory_still_records_the_module_it_read():
