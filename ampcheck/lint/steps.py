@@ -491,9 +491,9 @@ class StepEvents:
         return [fn for fn in functions if id(fn) in found]
 
     def _depends_on_caller(self, fn: FunctionProgram) -> bool:
-        """A scaler call on a parameter or `self.` attribute that is (or is named as) a
-        GradScaler, a scaler parameter, or a backward: what the function does depends on
-        what its caller hands it or how its object is used."""
+        """A scaler call on a parameter or `self.` attribute that may be a GradScaler, a
+        scaler parameter handed on or left out of a checkpoint (`_hands_on`), or a backward:
+        what the function does depends on what its caller hands it or how its object is used."""
         handed = (*(fn.params[1:] if fn.self_name is not None else fn.params), *fn.kwonly)
         scalers = {p for p in handed if (fn.param_bindings.get(p) or BindingInfo("")).kind == "scaler"}
         if scalers and self._hands_on(fn, scalers):
@@ -522,7 +522,7 @@ class StepEvents:
         of another module or code this file cannot resolve, or saves a checkpoint without it.
         Reading or restoring its state (`state_dict()`, `load_state_dict()`) and handing it to
         a function of this file (judged on its own) are the same whatever the caller passes:
-        icefall's checkpoint module needs none of its 500 callers read."""
+        icefall's checkpoint module needs none of its ~540 callers read."""
         frame = self._root_frame(self.home, fn)
         for op in fn.ops:
             if op.kind is OpKind.SAVE and op.checkpoint is not None:
