@@ -56,6 +56,8 @@ class ImportTable:
         # answers of `resolve` by node (nodes are immutable; every change to the table
         # forgets them): a file's checks ask about the same calls again and again
         self._resolved: dict[cst.BaseExpression, frozenset[str]] = {}
+        # the modules of `from <module> import *`, in source order (a later one wins a name)
+        self._stars: list[str] = []
 
     def add_import(self, node: cst.Import) -> None:
         self._resolved.clear()
@@ -69,10 +71,11 @@ class ImportTable:
 
     def add_import_from(self, node: cst.ImportFrom) -> None:
         self._resolved.clear()
-        if isinstance(node.names, cst.ImportStar):
-            return
         base = self._absolute(node)
         if base is None:
+            return
+        if isinstance(node.names, cst.ImportStar):
+            self._stars.append(base)
             return
         for alias in node.names:
             name = module_name(alias.name)
@@ -144,6 +147,11 @@ class ImportTable:
             name: next(iter(targets)) for name, targets in self._bindings.items()
             if len(targets) == 1 and name not in self._shadowed
         }
+
+    def star_imports(self) -> tuple[str, ...]:
+        """The modules whose public names `from <module> import *` binds here, in source order:
+        a package `__init__` re-exporting its submodules (`from .base import *`)."""
+        return tuple(self._stars)
 
     def bound_names(self) -> Iterable[str]:
         return self._bindings.keys()

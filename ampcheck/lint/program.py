@@ -307,6 +307,7 @@ class ModuleSummary:
     exports: dict[str, str]  # a name the module imports -> its qualified name (re-exports)
     path: str = ""
     script: bool = False  # it runs as a program (`if __name__ == "__main__":`)
+    star_imports: tuple[str, ...] = ()  # modules `from <module> import *` re-exports, in source order
 
     # -- the disk form --------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -402,7 +403,7 @@ class _Builder:
         script = any(
             isinstance(s, cst.If) and "__main__" in self.tree.code_for(s.test) for s in self.tree.module.body
         )
-        return ModuleSummary(self.module_name, functions, classes, exports, self.tree.path, script)
+        return ModuleSummary(self.module_name, functions, classes, exports, self.tree.path, script, self.tree.names.star_imports())
 
     # -- reuse, statement by statement -----------------------------------------------------------
     def _parts(self, kept: StatementPrograms) -> list[_Part]:

@@ -303,7 +303,7 @@ class Project:
                 return found
         return None
 
-    def _member(self, module: ModuleSummary, rest: list[str], hops: int) -> Optional[Symbol]:
+    def _member(self, module: ModuleSummary, rest: list[str], hops: int, visited: Optional[set[str]] = None) -> Optional[Symbol]:
         head, key = rest[0], ".".join(rest)
         if key in module.functions and module.functions[key].cls is None:
             return Symbol(module, function=module.functions[key])  # a function, nested ones included
@@ -316,6 +316,24 @@ class Project:
             return None
         if head in module.exports and module.exports[head] != f"{module.name}.{head}":
             return self.lookup(".".join([module.exports[head], *rest[1:]]), module, hops + 1)
+        if not module.star_imports:
+            return None
+        return self._star_member(module, rest, hops, visited if visited is not None else {module.name})
+
+    def _star_member(self, module: ModuleSummary, rest: list[str], hops: int, visited: set[str]) -> Optional[Symbol]:
+        """`rest` as a name `from <m> import *` binds in `module` (public names only; the last
+        such import that defines it wins). Each module is read once per question: packages
+        that star-import each other do not make the search grow."""
+        if rest[0].startswith("_"):
+            return None
+        for star in reversed(module.star_imports):
+            target = self._module(star, module)
+            if target is None or target.name in visited:
+                continue
+            visited.add(target.name)
+            found = self._member(target, rest, hops + 1, visited)
+            if found is not None:
+                return found
         return None
 
     def _module(self, name: str, importer: ModuleSummary) -> Optional[ModuleSummary]:
