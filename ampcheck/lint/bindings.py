@@ -36,7 +36,7 @@ from typing import Iterable, Iterator, Optional, Union
 
 import libcst as cst
 
-from ampcheck.lint.consteval import ConstEval, param_names
+from ampcheck.lint.consteval import ConstEval, named_param, param_names
 from ampcheck.lint.kinds import (
     SCALER_ANNOTATION, SCALER_CLASS_NAMES, is_optimizer_class, is_scaler_class, named_like_optimizer, scaler_use,
 )
@@ -154,9 +154,9 @@ class Bindings:
     def param_binding(self, fn: cst.FunctionDef, name: str) -> Optional[Binding]:
         """What a parameter is when no caller says: a scaler by annotation (`scaler:
         GradScaler | None`) or by use (`scaler.scale(loss).backward()`), maybe on."""
-        for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
-            if p.name.value == name and p.annotation is not None and SCALER_ANNOTATION.search(self.tree.code_for(p.annotation.annotation)):
-                return Binding("scaler", name, p, enabled=None, scope=fn, inferred=True)
+        p = named_param(fn, name)
+        if p is not None and p.annotation is not None and SCALER_ANNOTATION.search(self.tree.code_for(p.annotation.annotation)):
+            return Binding("scaler", name, p, enabled=None, scope=fn, inferred=True)
         return self._inferred.get((fn, name))
 
     def module_inferred(self) -> list[str]:

@@ -248,6 +248,12 @@ def _target_names(target: cst.BaseExpression) -> list[str]:
     return []
 
 
+def named_param(fn: cst.FunctionDef, name: str) -> Optional[cst.Param]:
+    """`fn`'s parameter `name` (not a `*args` or `**kwargs` one), if it has one."""
+    p = fn.params
+    return next((x for x in (*p.posonly_params, *p.params, *p.kwonly_params) if x.name.value == name), None)
+
+
 def param_names(fn: cst.FunctionDef) -> set[str]:
     p = fn.params
     names = {x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)}

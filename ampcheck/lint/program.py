@@ -48,7 +48,7 @@ from ampcheck.lint.bindings import Binding, Bindings, is_get_scale
 from ampcheck.lint.checkpoints import checkpoint_without_scaler
 from ampcheck.lint.closures import keeps_alias
 from ampcheck.lint.codec import Codec
-from ampcheck.lint.consteval import param_names
+from ampcheck.lint.consteval import named_param, param_names
 from ampcheck.lint.kinds import framework_clipper
 from ampcheck.lint.names import dotted
 from ampcheck.lint.tree import SourceTree
@@ -580,7 +580,7 @@ class _Builder:
         """A parameter annotated with a class the project may hold (`engine: SupervisedTrainer`,
         `Optional[Trainer]`, `Trainer | None`): an instance of it, so what the class binds its
         attributes to is what `engine.scaler` is. torch's own classes say nothing here."""
-        p = next((p for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params) if p.name.value == name), None)
+        p = named_param(fn, name)
         if p is None or p.annotation is None:
             return None
         cls = self._class_name(_without_none(p.annotation.annotation))
