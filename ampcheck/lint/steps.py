@@ -454,7 +454,7 @@ class StepEvents:
         loops, so linting its module alone still judges it in context."""
         if self.home.script:
             return  # a program: what it defines is for itself (and no file is read to find out)
-        wanted = {fn.name for fn in self._in_context() if fn.key}
+        wanted = {fn.name for fn in self._in_context if fn.key}
         if not wanted:
             return
         paths = set(self.project.files_mentioning(self.home.name, wanted)) - {self.path}
@@ -470,8 +470,9 @@ class StepEvents:
     def has_caller_context(self) -> bool:
         """Whether some function here means what its callers in other modules hand it (a
         backward a caller may have meant to scale, a scaler-shaped call on a parameter)."""
-        return not self.home.script and any(fn.key for fn in self._in_context())
+        return not self.home.script and any(fn.key for fn in self._in_context)
 
+    @cached_property
     def _in_context(self) -> list[FunctionProgram]:
         """The functions of this file whose meaning depends on a caller, and the functions of
         this file that call them (what another module calls may be any of those)."""
