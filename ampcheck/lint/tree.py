@@ -6,24 +6,21 @@ through the import table, positions), so nothing walks the tree twice.
 """
 from __future__ import annotations
 
+import enum
 from functools import cached_property
-from typing import Any, Callable, Iterator, Mapping, Optional, Union
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Union
 
 import libcst as cst
 from libcst.metadata import CodeRange
 
 from ampcheck.lint.names import ImportTable, dotted
 from ampcheck.lint.positions import StatementPositions
-from ampcheck.lint.timings import Phase, timed
-from ampcheck.lint.walk import walk
+from ampcheck.lint.walk import children
 
 Scope = Union[cst.Module, cst.FunctionDef, cst.ClassDef, cst.Lambda]
 # node positions computed elsewhere (a re-parse that kept most statements' positions), from
 # the parents index: what libcst's PositionProvider would give
 Positions = Callable[["dict[cst.CSTNode, cst.CSTNode]"], "Mapping[cst.CSTNode, CodeRange]"]
-
-
-_UNINDEXED: set[type] = set()  # node types the indexer records nothing about
 
 
 class _Indexes:
@@ -63,14 +60,6 @@ class _Indexes:
             found.update(zip(self.parents, range(base + 1, base + 1 + len(self.parents))))
             self._numbered = place, found
         return self._numbered[1]
-
-    @cached_property
-    def children_index(self) -> dict[cst.CSTNode, list[cst.CSTNode]]:
-        """Each node's children in source order, read from the parents index."""
-        out: dict[cst.CSTNode, list[cst.CSTNode]] = {}
-        for child, parent in self.parents.items():  # filled in visit order: source order
-            out.setdefault(parent, []).append(child)
-        return out
 
 
 class _NameOps:
@@ -119,74 +108,106 @@ class StatementIndexes:
 def _traversed(top: cst.CSTNode) -> _Indexes:
     """The indexes of one child of the module, traversed now."""
     found = _Indexes(_NameOps())
-    walk(top, _Indexer(found))
+    _index(found, top)
     return found
 
 
-class _Indexer(cst.CSTVisitor):
-    """The one traversal: parents, scopes and the node kinds checks ask about."""
+def _index(m: _Indexes, top: cst.CSTNode) -> None:
+    """The one traversal, in libcst's visiting order (pre-order: the parents index is filled
+    in source order): each node's parent and enclosing function and class, and the nodes of
+    the kinds checks ask about. One loop over an explicit stack, with each node type's role
+    looked up once: the traversal touches every node of every file analysed."""
+    parents, function_of, class_of = m.parents, m.function_of, m.class_of
+    roles = _ROLES
+    stack: list[tuple[cst.CSTNode, Optional[cst.CSTNode], Optional[cst.FunctionDef], Optional[cst.ClassDef]]]
+    stack = [(top, None, None, None)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, parent, fn, cls = pop()
+        if parent is not None:
+            parents[node] = parent
+        function_of[node] = fn
+        class_of[node] = cls
+        kind = type(node)
+        role = roles[kind] if kind in roles else _role(kind)
+        if role is not _Role.NONE:
+            _record(m, role, node)
+            if role is _Role.FUNCTION:
+                fn = node  # type: ignore[assignment]
+            elif role is _Role.CLASS:
+                cls = node  # type: ignore[assignment]
+        kids = children(node)
+        for i in range(len(kids) - 1, -1, -1):
+            push((kids[i], node, fn, cls))
 
-    def __init__(self, model: _Indexes) -> None:
-        self.m = model
-        self.stack: list[cst.CSTNode] = []
-        self.functions: list[Optional[cst.FunctionDef]] = [None]
-        self.classes: list[Optional[cst.ClassDef]] = [None]
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        m = self.m
-        if self.stack:
-            m.parents[node] = self.stack[-1]
-        self.stack.append(node)
-        m.function_of[node] = self.functions[-1]
-        m.class_of[node] = self.classes[-1]
-        kind = type(node)  # compared exactly: libcst's classes are ABCs, whose isinstance is slow
-        if kind is cst.FunctionDef:
-            self.functions.append(node)  # type: ignore[arg-type]
-        elif kind is cst.ClassDef:
-            self.classes.append(node)  # type: ignore[arg-type]
-        if kind in _UNINDEXED:
-            return True
-        if isinstance(node, cst.Call):
-            m.calls.append(node)
-        elif isinstance(node, cst.Import):
-            m.imports.append(node)
-            m.names.add_import(node)
-        elif isinstance(node, cst.ImportFrom):
-            m.imports.append(node)
-            m.names.add_import_from(node)
-        elif isinstance(node, cst.FunctionDef):
-            m.functions.append(node)
-            for p in _params(node.params):
-                m.names.shadow(p)
-        elif isinstance(node, cst.ClassDef):
-            m.classes.append(node)
-        elif isinstance(node, (cst.With)):
-            m.withs.append(node)
-        elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
-            m.assigns.append(node)
-        elif isinstance(node, (cst.For, cst.While)):
-            m.loops.append(node)
-        elif isinstance(node, cst.Return):
-            if node.value is not None:
-                m.returns.append(node)
-        elif isinstance(node, cst.Attribute):
-            m.attributes.append(node)
-        elif isinstance(node, cst.Name):
-            m.name_nodes.setdefault(node.value, []).append(node)
-        else:
-            # Every test above is on the node's type alone, so a type that matched none never
-            # will: most nodes (whitespace, commas, literals) then skip the chain of slow
-            # isinstance checks (libcst's node classes are ABCs).
-            _UNINDEXED.add(type(node))
-        return True
+class _Role(enum.Enum):
+    """What the indexer records of a node of one type."""
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        self.stack.pop()
-        kind = type(original_node)
-        if kind is cst.FunctionDef:
-            self.functions.pop()
-        elif kind is cst.ClassDef:
-            self.classes.pop()
+    NONE = enum.auto()
+    CALL = enum.auto()
+    IMPORT = enum.auto()
+    IMPORT_FROM = enum.auto()
+    FUNCTION = enum.auto()
+    CLASS = enum.auto()
+    WITH = enum.auto()
+    ASSIGN = enum.auto()
+    LOOP = enum.auto()
+    RETURN = enum.auto()
+    ATTRIBUTE = enum.auto()
+    NAME = enum.auto()
+
+
+# node type -> its role (compared by exact type: libcst's classes are ABCs, whose isinstance
+# is slow, so each type is classified once)
+_ROLES: dict[type, _Role] = {}
+_ROLE_OF: tuple[tuple[Union[type, tuple[type, ...]], _Role], ...] = (
+    (cst.Call, _Role.CALL),
+    (cst.Import, _Role.IMPORT),
+    (cst.ImportFrom, _Role.IMPORT_FROM),
+    (cst.FunctionDef, _Role.FUNCTION),
+    (cst.ClassDef, _Role.CLASS),
+    (cst.With, _Role.WITH),
+    ((cst.Assign, cst.AnnAssign, cst.AugAssign), _Role.ASSIGN),
+    ((cst.For, cst.While), _Role.LOOP),
+    (cst.Return, _Role.RETURN),
+    (cst.Attribute, _Role.ATTRIBUTE),
+    (cst.Name, _Role.NAME),
+)
+
+
+def _role(kind: type) -> _Role:
+    found = _ROLES[kind] = next((role for types, role in _ROLE_OF if issubclass(kind, types)), _Role.NONE)
+    return found
+
+
+def _record(m: _Indexes, role: _Role, node: Any) -> None:
+    if role is _Role.CALL:
+        m.calls.append(node)
+    elif role is _Role.NAME:
+        m.name_nodes.setdefault(node.value, []).append(node)
+    elif role is _Role.ATTRIBUTE:
+        m.attributes.append(node)
+    elif role is _Role.ASSIGN:
+        m.assigns.append(node)
+    elif role is _Role.IMPORT:
+        m.imports.append(node)
+        m.names.add_import(node)
+    elif role is _Role.IMPORT_FROM:
+        m.imports.append(node)
+        m.names.add_import_from(node)
+    elif role is _Role.FUNCTION:
+        m.functions.append(node)
+        for p in _params(node.params):
+            m.names.shadow(p)
+    elif role is _Role.CLASS:
+        m.classes.append(node)
+    elif role is _Role.WITH:
+        m.withs.append(node)
+    elif role is _Role.LOOP:
+        m.loops.append(node)
+    elif role is _Role.RETURN and node.value is not None:
+        m.returns.append(node)
 
 
 def _params(params: cst.Parameters) -> Iterator[str]:
@@ -220,7 +241,7 @@ class SourceTree(_Indexes):
         # each child of the module with its own indexes, when indexed statement by statement
         self._statements: list[tuple[cst.CSTNode, _Indexes]] = []
         if indexes is None:
-            walk(self.module, _Indexer(self))
+            _index(self, self.module)
         else:
             self._index_by_statement(indexes)
         self._resolve_aliases()
@@ -247,10 +268,6 @@ class SourceTree(_Indexes):
         self._statements = list(zip(tops, parts))
         indexes.keep_only(self)
         self._codes = indexes.codes
-        children = {module: list(tops)}
-        for part in parts:
-            children.update(part.children_index)
-        self.children_index = children
 
     def indexes_of(self, top: cst.CSTNode) -> Optional[_Indexes]:
         """What the traversal recorded under one child of the module alone (its calls,
@@ -401,10 +418,10 @@ class SourceTree(_Indexes):
         test: printed from the tree, strings by their value."""
         return _Canonical(self).text(test)
 
-    def children(self, node: cst.CSTNode) -> list[cst.CSTNode]:
-        """`node.children`, in the same order, read from the parents index: libcst's own
+    def children(self, node: cst.CSTNode) -> Sequence[cst.CSTNode]:
+        """`node.children`, in the same order, read from the node's fields: libcst's own
         `children` rebuilds the node to list them, which dominates any walk of a large file."""
-        return self.children_index.get(node) or []
+        return children(node)
 
     # -- positions -----------------------------------------------------------------------------------
     @cached_property

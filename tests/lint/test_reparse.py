@@ -73,7 +73,7 @@ def index_of(tree: SourceTree) -> tuple:
     """Everything the tree's traversal recorded, in order."""
     lists = tuple(list(getattr(tree, kind)) for kind in ("calls", "functions", "classes", "withs", "assigns", "loops", "attributes", "imports", "returns"))
     names = {k: sorted(tree.names.resolve(cst.Name(k))) for k in tree.names.bound_names()}
-    return list(tree.parents.items()), lists, tree.name_nodes, names, tree.children_index, tree.function_of, tree.class_of
+    return list(tree.parents.items()), lists, tree.name_nodes, names, tree.function_of, tree.class_of
 
 
 def test_a_tree_indexed_statement_by_statement_across_edits_is_the_tree_indexed_whole_with_its_code_and_order() -> None:
