@@ -387,7 +387,7 @@ def analyse(
         out.findings.extend(_run_checks(text, path, codes, out, project, targets, reparser, on_disk))
     else:
         RECORDER.count(Count.PREFILTERED)
-    if not out.findings and not warn_unused:
+    if not out.findings and not (warn_unused and suppress.may_report_unused(text)):
         return out
     with RECORDER.phase(Phase.SUPPRESS):
         directives = suppress.parse(text)

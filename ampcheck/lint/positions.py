@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import typing
 from typing import Iterator, Mapping, Optional, Sequence
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 from ampcheck.lint.timings import Phase, timed
+from ampcheck.lint.walk import children
 
 # what PositionProvider counts as a line break
 _NEWLINE = re.compile(r"\r\n?|\n")
@@ -93,11 +95,11 @@ class StatementPositions(Mapping[cst.CSTNode, CodeRange]):
         """The lines before each statement of a body, counted from the body's first line."""
         found = self._lines_before.get(id(body))
         if found is None:
-            line = sum(_lines(self.module.code_for_node(h)) for h in header)
+            line = sum(line_breaks(h) for h in header)
             found = []
             for s in body:
                 found.append(line)
-                line += _lines(self.module.code_for_node(s))
+                line += line_breaks(s)
             self._lines_before[id(body)] = found
         return found
 
@@ -134,5 +136,35 @@ def _index(body: Sequence[cst.CSTNode], node: cst.CSTNode) -> Optional[int]:
     return next((i for i, s in enumerate(body) if s is node), None)
 
 
-def _lines(code: str) -> int:
-    return len(_NEWLINE.findall(code))
+def line_breaks(node: cst.CSTNode) -> int:
+    """The line breaks in `module.code_for_node(node)`, counted from the tree without
+    generating the code (which costs twice as much): each `Newline` node writes one, and
+    tokens written as they are (strings, whitespace with a backslash continuation) write
+    those they hold; an indented block with no statement gets a `pass` line."""
+    count = 0
+    pending = [node]
+    texts = _TEXT_FIELDS
+    while pending:
+        n = pending.pop()
+        kind = type(n)
+        if kind is cst.Newline:
+            count += 1
+            continue
+        for name in texts[kind] if kind in texts else _text_fields(kind):
+            value = getattr(n, name)
+            if "\n" in value or "\r" in value:
+                count += len(_NEWLINE.findall(value))
+        if kind is cst.IndentedBlock and not n.body:
+            count += 1
+        pending.extend(children(n))
+    return count
+
+
+# node class -> its fields written into the code as they are (str-typed)
+_TEXT_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _text_fields(kind: type) -> tuple[str, ...]:
+    hints = typing.get_type_hints(kind)
+    found = _TEXT_FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind) if hints.get(f.name) is str)
+    return found

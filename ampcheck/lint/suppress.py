@@ -29,6 +29,9 @@ _IGNORE_FILE = re.compile(r"#\s*ampcheck:\s*ignore-file\b")
 _OURS = re.compile(r"AMP[0-9]{3}")
 # What every directive's text contains (the patterns above, without their context)
 _MAY_HOLD_DIRECTIVE = re.compile(r"(?i:noqa)|ampcheck:")
+# What a directive that can be reported unused contains: one naming our codes (a bare
+# `# noqa` never is, nor one naming only other tools' codes)
+_MAY_NAME_OURS = re.compile(r"(?i:amp)[0-9]{3}|ampcheck:")
 
 
 @dataclass
@@ -106,6 +109,12 @@ def _rewrite(text: str, keep: tuple[str, ...]) -> Optional[str]:
     named = [c for c in re.split(r"[\s,]+", match.group("codes")) if c]
     codes = [c for c in named if not _OURS.fullmatch(c.upper()) or c.upper() in keep]
     return f"# noqa: {', '.join(codes)}" if codes else None
+
+
+def may_report_unused(source: str) -> bool:
+    """Whether a file with no finding can hold a directive AMP002 reports: without one, a
+    clean file skips the tokenizer (most `# noqa` comments are other linters')."""
+    return _MAY_NAME_OURS.search(source) is not None
 
 
 def parse(source: str) -> Suppressions:
