@@ -229,6 +229,16 @@ class Project:
         code that reaches an object through a given attribute may be."""
         return [path for path, text in self._project_texts().items() if pattern.search(text)]
 
+    def lines_matching(self, pattern: re.Pattern[str]) -> Iterator[tuple[str, str, int, int]]:
+        """Each place `pattern` matches in the project's Python files: the file (absolute
+        path), the line it is on, and where the match starts and ends in that line."""
+        for path, text in self._project_texts().items():
+            for match in pattern.finditer(text):
+                start = text.rfind("\n", 0, match.start()) + 1
+                end = text.find("\n", match.end())
+                line = text[start:] if end < 0 else text[start:end]
+                yield path, line, match.start() - start, match.end() - start
+
     def _project_texts(self) -> dict[str, str]:
         if self._texts is None:
             self._texts = {}

@@ -203,6 +203,31 @@ def exclusive(a: Event, b: Event) -> bool:
     return bool(separating(a, b))
 
 
+# What follows `<object>.<attr>` where code outside the class reaches the scaler on it
+_METHOD = re.compile(r"\s*\.\s*(\w+)\s*(\()?")
+_WRITE = re.compile(r"\s*\.\s*\w+\s*(?:[-+*/@%&|^]|//|<<|>>|\*\*)?=(?!=)")
+_NONE_TEST = re.compile(r"\s+is\s+(?:not\s+)?None\b")
+_TYPE_OF = re.compile(r"\b(?:isinstance|type)\s*\(\s*[\w.]*$")
+
+
+def _may_update(line: str, start: int, end: int) -> bool:
+    """Whether code that reaches a scaler through another object (`<obj>.<attr>` at
+    `line[start:end]`) may reset its per-optimizer state, as only `update()` (or a write to
+    its state) does: a call of any other GradScaler method (`scale`, `step`,
+    `state_dict()`, ...), a test of its type or of None, or a module path that happens to
+    end in the same word (`torch.cuda.amp.grad_scaler`) cannot; anything else (handed on,
+    stored, replaced) may. A comment is no code."""
+    rest = line[end:]
+    if line.lstrip().startswith(("from ", "import ")) or "#" in line[:start]:
+        return False
+    if _NONE_TEST.match(rest) or _TYPE_OF.search(line[:start]):
+        return False
+    method = _METHOD.match(rest)
+    if method is None:
+        return True
+    return method.group(1) == "update" or _WRITE.match(rest) is not None
+
+
 def _updates_attr(module: ModuleSummary, cls: ClassInfo, attr: str) -> bool:
     """Whether a method of `cls` calls `self.<attr>.update(...)`."""
     for key in cls.methods.values():
@@ -327,8 +352,8 @@ class StepEvents:
         if attr.startswith("_"):
             return True  # private: the class and its bases are all the code that uses it
         outside = re.compile(rf"(?<!\bself)\.{re.escape(attr)}\b")
-        if self.project.files_matching(outside):
-            return False  # reached through another object (`trainer.{attr}`): who updates it is unknown
+        if any(_may_update(line, start, end) for _, line, start, end in self.project.lines_matching(outside)):
+            return False  # reached through another object (`trainer.{attr}`) by code that may update it
         own = (module.name, cls.key)
         for path in self.project.files_matching(re.compile(rf"\bself\.{re.escape(attr)}\.update\b")):
             other = self.project.summary(path)
