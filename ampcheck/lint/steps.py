@@ -203,39 +203,45 @@ def exclusive(a: Event, b: Event) -> bool:
     return bool(separating(a, b))
 
 
-# What follows `<object>.<attr>` where code outside the class reaches the scaler on it
+# What follows `<object>.<attr>` where code outside a class reaches the scaler on it
 _METHOD = re.compile(r"\s*\.\s*(\w+)\s*(\()?")
 _WRITE = re.compile(r"\s*\.\s*\w+\s*(?:[-+*/@%&|^]|//|<<|>>|\*\*)?=(?!=)")
 _NONE_TEST = re.compile(r"\s+is\s+(?:not\s+)?None\b")
 _TYPE_OF = re.compile(r"\b(?:isinstance|type)\s*\(\s*[\w.]*$")
 
 
-def _may_update(line: str, start: int, end: int) -> bool:
+def _may_call(line: str, start: int, end: int, method: str) -> bool:
     """Whether code that reaches a scaler through another object (`<obj>.<attr>` at
-    `line[start:end]`) may reset its per-optimizer state, as only `update()` (or a write to
-    its state) does: a call of any other GradScaler method (`scale`, `step`,
-    `state_dict()`, ...), a test of its type or of None, or a module path that happens to
-    end in the same word (`torch.cuda.amp.grad_scaler`) cannot; anything else (handed on,
-    stored, replaced) may. A comment is no code."""
+    `line[start:end]`) may call `method` on it (or, for `update`, reset its per-optimizer
+    state by writing it): a call of any other GradScaler method (`step`, `state_dict()`,
+    ...), a test of its type or of None, or a module path that happens to end in the same
+    word (`torch.cuda.amp.grad_scaler`) cannot; anything else (handed on, stored, replaced,
+    written) may. A comment is no code."""
     rest = line[end:]
     if line.lstrip().startswith(("from ", "import ")) or "#" in line[:start]:
         return False
     if _NONE_TEST.match(rest) or _TYPE_OF.search(line[:start]):
         return False
-    method = _METHOD.match(rest)
-    if method is None:
+    called = _METHOD.match(rest)
+    if called is None:
         return True
-    return method.group(1) == "update" or _WRITE.match(rest) is not None
+    return called.group(1) == method or _WRITE.match(rest) is not None
 
 
-def _updates_attr(module: ModuleSummary, cls: ClassInfo, attr: str) -> bool:
-    """Whether a method of `cls` calls `self.<attr>.update(...)`."""
+def _calls_on_attr(module: ModuleSummary, cls: ClassInfo, attr: str, methods: tuple[str, ...]) -> bool:
+    """Whether a method of `cls` calls `self.<attr>.<one of methods>(...)`."""
+    return any(isinstance(c, Method) and c.recv == Attr(attr) and c.name in methods for c in _callees(module, cls))
+
+
+def _callees(module: ModuleSummary, cls: ClassInfo) -> Iterator[object]:
     for key in cls.methods.values():
         for op in module.functions[key].ops if key in module.functions else ():
-            callee = op.callee
-            if isinstance(callee, Method) and callee.recv == Attr(attr) and callee.name == "update":
-                return True
-    return False
+            yield op.callee
+
+
+# bases outside the project that never touch a subclass's scaler: torch's (nn.Module,
+# Optimizer), the standard library's (ABC, Generic), object
+_INERT_BASES = ("torch.", "abc.", "typing.", "builtins.")
 
 
 @dataclass(frozen=True, eq=False)
@@ -335,34 +341,80 @@ class StepEvents:
         cls = module.classes.get(fn.cls) if fn.cls is not None else None
         attr = text[len("self."):]
         if text.startswith("self.") and attr.isidentifier():
-            return cls is not None and self._attr_never_updated(module, cls, attr)
+            return cls is not None and self._attr_never_calls(module, cls, attr, "update")
         if not text.isidentifier():
             return False
         if cls is not None and isinstance(fn.node, cst.FunctionDef) and fn.self_name is not None:
             for alias in local_use(fn.node, text).aliases:
                 owner, _, name = alias.partition(".")
                 if owner == fn.self_name and keeps_alias(fn.node, text, alias):
-                    return self._attr_never_updated(module, cls, name)  # `scaler = self.scaler`
+                    return self._attr_never_calls(module, cls, name, "update")  # `scaler = self.scaler`
         return self._closure_never_updated(module, fn, text)
 
-    def _attr_never_updated(self, module: ModuleSummary, cls: ClassInfo, attr: str) -> bool:
+    @timed(Phase.STEPS)
+    def never_scaled(self, e: Event) -> Optional[tuple[str, BindingInfo]]:
+        """For a backward written in a method: the GradScaler its class keeps to itself
+        (`self.<attr>`, the one the class and its project bases step or unscale) when no code
+        can ever `scale()` with it, so that every step divides gradients no one multiplied:
+        no method of the class, its bases or its project subclasses calls `scale` on anything,
+        and, for a public attribute, no code of the project reaches it to scale (a wrapper
+        whose `backward(loss)` and `step()` the framework calls apart)."""
+        module = self.home if e.path == self.path else self.project.summary(e.path)
+        fn = module.functions.get(e.function) if module is not None else None
+        if module is None or fn is None or fn.cls is None or fn.self_name is None:
+            return None
+        cls = module.classes.get(fn.cls)
+        if cls is None:
+            return None
+        line = list(self.project.mro(module, cls))
+        if any(isinstance(c, Method) and c.name == "scale" for m, k in line for c in _callees(m, k)):
+            return None  # (through an alias too: `scaler = self.scaler; scaler.scale(loss)`)
+        stepped = {
+            attr: b for m, k in line for attr, b in k.attrs.items()
+            if b.kind == "scaler" and not b.inferred and any(_calls_on_attr(m2, k2, attr, ("step", "unscale_")) for m2, k2 in line)
+        }
+        if len(stepped) != 1:
+            return None
+        [(attr, binding)] = stepped.items()
+        if not self._attr_never_calls(module, cls, attr, "scale"):
+            return None
+        return f"{fn.self_name}.{attr}", binding
+
+    def _attr_never_calls(self, module: ModuleSummary, cls: ClassInfo, attr: str, method: str) -> bool:
+        """Whether no code can call `method` on the scaler `cls` keeps on `self.<attr>`:
+        neither the class nor its project bases hand it on or call it; for a public
+        attribute, no code reaching it through another object may, nor a project subclass.
+        For `scale`, no base outside the project either (but torch's or the standard
+        library's): scaling the loss in the base for the subclass's step is a framework
+        plugin's usual shape (Lightning's `MixedPrecision.pre_backward`), while a subclass
+        that builds and steps a scaler of its own (a detectron2 `SimpleTrainer`'s) keeps
+        its update to itself."""
         for m, c in self.project.mro(module, cls):
-            if attr in c.escapes or _updates_attr(m, c, attr):
+            if attr in c.escapes or _calls_on_attr(m, c, attr, (method,)):
                 return False
+            if method == "scale" and self._foreign_base(m, c):
+                return False  # a framework's base class may scale the loss for it
         if attr.startswith("_"):
             return True  # private: the class and its bases are all the code that uses it
         outside = re.compile(rf"(?<!\bself)\.{re.escape(attr)}\b")
-        if any(_may_update(line, start, end) for _, line, start, end in self.project.lines_matching(outside)):
-            return False  # reached through another object (`trainer.{attr}`) by code that may update it
+        if any(_may_call(line, start, end, method) for _, line, start, end in self.project.lines_matching(outside)):
+            return False  # reached through another object (`trainer.{attr}`) by code that may call it
         own = (module.name, cls.key)
-        for path in self.project.files_matching(re.compile(rf"\bself\.{re.escape(attr)}\.update\b")):
+        for path in self.project.files_matching(re.compile(rf"\bself\.{re.escape(attr)}\.{method}\b")):
             other = self.project.summary(path)
             if other is None:
                 return False
             for c in other.classes.values():
-                if _updates_attr(other, c, attr) and any((m.name, k.key) == own for m, k in self.project.mro(other, c)):
-                    return False  # a project subclass updates it
+                if _calls_on_attr(other, c, attr, (method,)) and any((m.name, k.key) == own for m, k in self.project.mro(other, c)):
+                    return False  # a project subclass calls it
         return True
+
+    def _foreign_base(self, module: ModuleSummary, cls: ClassInfo) -> bool:
+        """Whether `cls` has a base outside the project that may use its attributes."""
+        return any(
+            self.project.find_class(b, module) is None and not b.startswith(_INERT_BASES) and b != "object"
+            for b in cls.bases
+        )
 
     def _closure_never_updated(self, module: ModuleSummary, fn: FunctionProgram, name: str) -> bool:
         nested = fn.node

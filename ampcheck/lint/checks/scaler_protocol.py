@@ -512,6 +512,9 @@ def unscaled_backward(model: FileModel) -> Iterator[Finding]:
 def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
     scalers = step.scalers()
     scaled = step.of(EventKind.SCALED_BACKWARD)
+    if not scaled and not step.of(EventKind.SCALER_STEP):
+        yield from _never_scaled(step)
+        return
     for p in step.of(EventKind.BACKWARD):
         if any(step.alternative(p, x, scalers.get(x.scaler or ""), x.scaler or "") for x in scaled):
             continue  # the AMP-off alternative of a scaled backward
@@ -537,6 +540,22 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
                 f"about 65536x; write `{s}.scale({loss}).backward()`")
             )
             break
+
+
+def _never_scaled(step: _Step) -> Iterator[tuple[Event, str]]:
+    """A backward in a method of a class whose scaler no code ever scales with, while the
+    class steps it (a wrapper's `backward(loss)` apart from its `step()`)."""
+    for p in step.of(EventKind.BACKWARD):
+        found = step.model.steps.never_scaled(p)
+        if found is None:
+            continue
+        s, b = found
+        loss = p.op.subject or "loss"
+        yield p, (
+            _say(b, f"`{loss}` is back-propagated without `{s}.scale()`, and no code ever scales with `{s}`, "
+            f"yet the class steps it: `{s}.step()` divides the gradients by the loss scale, so fp16 "
+            f"gradients underflow and the update shrinks by about 65536x; write `{s}.scale({loss}).backward()`")
+        )
 
 
 # -- AMP106 -------------------------------------------------------------------------------------
