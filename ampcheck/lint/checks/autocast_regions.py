@@ -40,6 +40,8 @@ _NEUTRAL_OPS = frozenset(
         "maximum", "minimum",
     }
 )
+# Triton's integer helpers for a launch grid, on the host
+_TRITON_HOST_MATH = frozenset({"triton.cdiv", "triton.next_power_of_2"})
 _CTX_METHODS = frozenset({"save_for_backward", "save_for_forward", "mark_dirty", "mark_non_differentiable", "set_materialize_grads"})
 _NEUTRAL_BUILTINS = frozenset(
     {"len", "int", "float", "bool", "range", "tuple", "list", "isinstance", "getattr", "hasattr", "zip", "enumerate", "min", "max"}
@@ -182,9 +184,11 @@ def _autocast_neutral(model: FileModel, fn: cst.FunctionDef, ctx: Optional[str],
     share a dtype: only moves, reshapes and elementwise arithmetic (which promotes mixed
     dtypes), Python builtins, calls on `ctx`, and same-file functions of the same kind
     (VMamba's cross-scan permutes, a gradient-reversal layer's `grad.neg() * alpha`). Such a
-    Function gives the same result under any autocast state; a matmul, a convolution, an
-    indexed store through a tensor index, or a call into code the file does not hold (an extension kernel, a Triton
-    launch) can meet a half gradient and a float saved tensor, which is what AMP304 is about."""
+    Function gives the same result under any autocast state, as does the launch of a Triton
+    kernel of the file (Triton code never goes through autocast); a matmul, a convolution, an
+    indexed store through a tensor index, or a call into code the file does not hold (an
+    extension op) can meet a half gradient and a float saved tensor, which is what AMP304 is
+    about."""
     if id(fn) in seen:
         return True
     seen.add(id(fn))
@@ -220,7 +224,12 @@ def _neutral_call(model: FileModel, call: cst.Call, ctx: Optional[str], seen: se
     if isinstance(func, cst.Attribute):
         if ctx is not None and dotted(func.value) == ctx:
             return func.attr.value in _CTX_METHODS  # not a function stored on ctx (`ctx.fn(x)`)
-        return func.attr.value in _NEUTRAL_OPS and (model.qualname(func) or "torch.").startswith("torch.")
+        qualname = model.qualname(func)
+        if qualname in _TRITON_HOST_MATH:
+            return True
+        return func.attr.value in _NEUTRAL_OPS and (qualname or "torch.").startswith("torch.")
+    if isinstance(func, cst.Subscript):
+        return _triton_kernel(model, func.value)  # `kernel[grid](...)`
     if not isinstance(func, cst.Name):
         return False
     qualname = model.qualname(func)
@@ -237,6 +246,21 @@ def _neutral_call(model: FileModel, call: cst.Call, ctx: Optional[str], seen: se
             for f in model.functions if f.name.value == name.value and model.enclosing_class(f) is None
         ]
     return bool(targets) and all(_autocast_neutral(model, f, None, seen) for f in targets)
+
+
+def _triton_kernel(model: FileModel, kernel: cst.BaseExpression) -> bool:
+    """A Triton kernel of this file launched on a grid (`kernel[grid](...)`): Triton code runs
+    outside torch's dispatcher, so no autocast state changes what it computes; the dtypes it
+    meets are those of the tensors it is handed, custom_bwd or not."""
+    if not isinstance(kernel, cst.Name):
+        return False
+    found = [f for f in model.functions if f.name.value == kernel.value and model.enclosing_class(f) is None]
+    return bool(found) and all(any(_is_triton(model, d.decorator) for d in f.decorators) for f in found)
+
+
+def _is_triton(model: FileModel, decorator: cst.BaseExpression) -> bool:
+    func = decorator.func if isinstance(decorator, cst.Call) else decorator
+    return (model.qualname(func) or "").startswith("triton.")
 
 
 def _ctx_name(method: cst.FunctionDef) -> Optional[str]:
