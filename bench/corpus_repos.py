@@ -201,6 +201,19 @@ REPOS: tuple[Repo, ...] = (
     Repo("thuml/Autoformer", "51c7d416ae120b805fd5beef2f4ccf7de496a6ff", K.RESEARCH, late=True),
     Repo("thuml/Time-Series-Library", "4e938a1767106324dd753b2a44832bf870a0252e", K.RESEARCH, late=True),
     Repo("zhouhaoyi/Informer2020", "29f2a739226a509202a092b464163da81fa74960", K.RESEARCH, late=True),
+    # -- added later still (stop 24), read only after the rules of that stop were written ----------
+    Repo("NVIDIA/DeepLearningExamples", "729963dd47e7c8bd462ad10bfac7a7b0b604e6dd", K.RESEARCH, late=True),
+    Repo("microsoft/DeepSpeedExamples", "83757d9c937daabd1089a08051061706cb73900d", K.LLM, late=True),
+    Repo("facebookresearch/audiocraft", "896ec7c47f5e5d1e5aa1e4b260c4405328bf009d", K.TTS_GAN, late=True),
+    Repo("NVIDIA/BigVGAN", "7d2b454564a6c7d014227f635b7423881f14bdac", K.TTS_GAN, late=True),
+    Repo("PKU-YuanGroup/Open-Sora-Plan", "f7fa604f4e3a523d6b973e4c89a5620ed1aff65a", K.DIFFUSION, late=True),
+    Repo("NVlabs/edm", "008a4e5316c8e3bfe61a62f874bddba254295afb", K.DIFFUSION, late=True),
+    Repo("facebookresearch/deit", "7e160fe43f0252d17191b71cbb5826254114ea5b", K.VISION, late=True),
+    Repo("facebookresearch/vicreg", "4e12602fd495af83efd1631fbe82523e6db092e0", K.VISION, late=True),
+    Repo("facebookresearch/pytorchvideo", "f3142bb05cdb56af0704ab6f0adfb0c7bbafe4a0", K.VISION, late=True),
+    Repo("salesforce/ALBEF", "b9727e43c3040491774d1b22cc27718aa7772fac", K.MULTIMODAL, late=True),
+    Repo("clovaai/donut", "4cfcf972560e1a0f26eb3e294c8fc88a0d336626", K.MULTIMODAL, late=True),
+    Repo("open-mmlab/mmcv", "a8073c74bf83d62ec36a103f835faa4837fb6585", K.FRAMEWORK, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.

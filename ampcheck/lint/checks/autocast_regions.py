@@ -40,6 +40,14 @@ _NEUTRAL_OPS = frozenset(
         "maximum", "minimum",
     }
 )
+# torch.distributed's collectives and the queries that size them
+_COLLECTIVES = frozenset(
+    {
+        "all_gather", "all_gather_into_tensor", "all_reduce", "all_to_all", "all_to_all_single", "broadcast",
+        "gather", "scatter", "reduce", "reduce_scatter", "reduce_scatter_tensor", "barrier", "get_rank",
+        "get_world_size",
+    }
+)
 # Triton's integer helpers for a launch grid, on the host
 _TRITON_HOST_MATH = frozenset({"triton.cdiv", "triton.next_power_of_2"})
 _CTX_METHODS = frozenset({"save_for_backward", "save_for_forward", "mark_dirty", "mark_non_differentiable", "set_materialize_grads"})
@@ -225,7 +233,7 @@ def _neutral_call(model: FileModel, call: cst.Call, ctx: Optional[str], seen: se
         if ctx is not None and dotted(func.value) == ctx:
             return func.attr.value in _CTX_METHODS  # not a function stored on ctx (`ctx.fn(x)`)
         qualname = model.qualname(func)
-        if qualname in _TRITON_HOST_MATH:
+        if qualname in _TRITON_HOST_MATH or _collective(qualname):
             return True
         return func.attr.value in _NEUTRAL_OPS and (qualname or "torch.").startswith("torch.")
     if isinstance(func, cst.Subscript):
@@ -234,7 +242,7 @@ def _neutral_call(model: FileModel, call: cst.Call, ctx: Optional[str], seen: se
         return False
     qualname = model.qualname(func)
     if qualname is not None:
-        return qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] in _NEUTRAL_OPS
+        return _collective(qualname) or (qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] in _NEUTRAL_OPS)
     if func.value in _NEUTRAL_BUILTINS:
         return True
     targets = [f for f in model.functions if f.name.value == func.value and model.enclosing_class(f) is None]
@@ -246,6 +254,13 @@ def _neutral_call(model: FileModel, call: cst.Call, ctx: Optional[str], seen: se
             for f in model.functions if f.name.value == name.value and model.enclosing_class(f) is None
         ]
     return bool(targets) and all(_autocast_neutral(model, f, None, seen) for f in targets)
+
+
+def _collective(qualname: Optional[str]) -> bool:
+    """A torch.distributed collective or query: it moves tensors between ranks as they are
+    (autocast lists none of them), so a gather layer's backward all-reduces whatever dtype
+    its gradients have."""
+    return qualname is not None and qualname.startswith("torch.distributed.") and qualname.rsplit(".", 1)[-1] in _COLLECTIVES
 
 
 def _triton_kernel(model: FileModel, kernel: cst.BaseExpression) -> bool:
