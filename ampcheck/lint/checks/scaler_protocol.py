@@ -114,11 +114,14 @@ class _Step:
 
     def checks_nonfinite(self, a: Event, b: Event) -> bool:
         """Whether the code looks for (or repairs) inf/NaN between `a` and `b`, or `b` runs only
-        when a check it sits under passes (`if torch.isfinite(norm): opt.step()`)."""
+        when a check it sits under passes (`if torch.isfinite(norm): opt.step()`). A check that
+        `a` sits under too came before it (`if np.isnan(loss): raise` ahead of the backward): a
+        finite loss says nothing of the gradients the backward then overflows."""
         if any(x.kind == EventKind.NONFINITE for x in self.between(a, b)):
             return True
         return any(
-            g.test is not None and g.kind is not GuardKind.FOR and any(_NONFINITE_WORD.search(w) for w in g.test.words())
+            g.test is not None and g.kind is not GuardKind.FOR and g not in a.guards
+            and any(_NONFINITE_WORD.search(w) for w in g.test.words())
             for g in b.guards
         )
 
