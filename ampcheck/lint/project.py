@@ -35,6 +35,8 @@ _T = TypeVar("_T")
 # folders that hold installed code or build output, never the project's own modules
 _NEVER_PROJECT = frozenset({"__pycache__", "node_modules", "site-packages", "build", "dist", "venv", "env"})
 _PROJECT_MARKERS = (".git", ".hg")
+# what makes a folder below the root a project of its own, run and imported from there
+_SUBPROJECT_FILES = ("setup.py", "pyproject.toml", "setup.cfg")
 
 
 def project_root(config_path: Optional[Path], paths: list[str], cwd: Path) -> Path:
@@ -109,6 +111,31 @@ class Project:
             if parts and all(p.isidentifier() for p in parts):
                 return ".".join(parts)
         return absolute.stem
+
+    def import_names(self, path: str) -> tuple[str, ...]:
+        """The dotted names code may import `path` by: its module name, and, in a repository
+        of several projects (a folder below the root with its own setup.py, pyproject.toml or
+        setup.cfg, run from there), its name from that folder (`fairseq.ddp_trainer` in
+        `PyTorch/Translation/Transformer`)."""
+        name = self.module_name(path)
+        own = self.subproject(path)
+        if own == self.root:
+            return (name,)
+        rel = Path(os.path.abspath(path)).relative_to(own).with_suffix("")
+        parts = [p for p in rel.parts if p != "__init__"] if rel.name == "__init__" else list(rel.parts)
+        if len(parts) < 2 or not all(p.isidentifier() for p in parts):
+            return (name,)  # a bare stem says too little to search by
+        return (name, ".".join(parts))
+
+    def subproject(self, path: str) -> Path:
+        """The nearest folder above `path`, up to the root, holding a project file of its own:
+        the project a file of a repository of several is written for."""
+        folder = Path(os.path.abspath(path)).parent
+        while folder != self.root and _inside(folder, self.root):
+            if any((folder / f).is_file() for f in _SUBPROJECT_FILES):
+                return folder
+            folder = folder.parent
+        return self.root
 
     def display(self, path: str) -> str:
         """`path` as a message shows it: relative to the root when inside it."""
@@ -212,32 +239,43 @@ class Project:
 
     # -- searching the project -----------------------------------------------------------------
     @timed(Phase.CALLERS)
-    def files_mentioning(self, module: str, names: Iterable[str]) -> list[str]:
-        """The project's Python files (absolute paths) that name `module` (by its dotted name,
-        or relatively by its last part) and any of `names`: where the callers of those
-        functions may be. Every file is read once per run."""
-        stem = module.rpartition(".")[2]
+    def files_mentioning(self, modules: tuple[str, ...], names: Iterable[str]) -> list[str]:
+        """The project's Python files (absolute paths) that name a module by one of the dotted
+        names `modules` (its import names), or relatively by its last part, and any of
+        `names`: where the callers of those functions may be. Every file is read once per run."""
+        stem = modules[0].rpartition(".")[2]
         named = re.compile("|".join(rf"\b{re.escape(n)}\b" for n in sorted(names)))
         relative = re.compile(rf"from\s+\.+\s*import\s+[^\n]*\b{re.escape(stem)}\b|from\s+\.+{re.escape(stem)}\b")
         return [
             path for path, text in self._project_texts().items()
-            if stem in text and (module in text or relative.search(text)) and named.search(text)
+            if stem in text and (any(m in text for m in modules) or relative.search(text)) and named.search(text)
         ]
 
-    def files_matching(self, pattern: re.Pattern[str]) -> list[str]:
-        """The project's Python files (absolute paths) whose text `pattern` matches: where
-        code that reaches an object through a given attribute may be."""
-        return [path for path, text in self._project_texts().items() if pattern.search(text)]
+    def files_matching(self, pattern: re.Pattern[str], near: str) -> list[str]:
+        """The Python files (absolute paths) that can hold objects of the module `near`
+        (`_texts_near`) whose text `pattern` matches: where code that reaches an object
+        through a given attribute may be."""
+        return [path for path, text in self._texts_near(near) if pattern.search(text)]
 
-    def lines_matching(self, pattern: re.Pattern[str]) -> Iterator[tuple[str, str, int, int]]:
-        """Each place `pattern` matches in the project's Python files: the file (absolute
-        path), the line it is on, and where the match starts and ends in that line."""
-        for path, text in self._project_texts().items():
+    def lines_matching(self, pattern: re.Pattern[str], near: str) -> Iterator[tuple[str, str, int, int]]:
+        """Each place `pattern` matches in the Python files that can hold objects of the
+        module `near` (`_texts_near`): the file (absolute path), the line it is on, and where
+        the match starts and ends in that line."""
+        for path, text in self._texts_near(near):
             for match in pattern.finditer(text):
                 start = text.rfind("\n", 0, match.start()) + 1
                 end = text.find("\n", match.end())
                 line = text[start:] if end < 0 else text[start:end]
                 yield path, line, match.start() - start, match.end() - start
+
+    def _texts_near(self, near: str) -> Iterator[tuple[str, str]]:
+        """The project's files that can hold objects of the module `near`: all of them, but in
+        a repository of several projects, those of its own project and those that name it."""
+        own = self.subproject(near) if near else self.root
+        names = self.import_names(near) if near else ()
+        for path, text in self._project_texts().items():
+            if own == self.root or _inside(Path(path), own) or any(n in text for n in names):
+                yield path, text
 
     def _project_texts(self) -> dict[str, str]:
         if self._texts is None:

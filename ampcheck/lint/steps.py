@@ -397,10 +397,10 @@ class StepEvents:
         if attr.startswith("_"):
             return True  # private: the class and its bases are all the code that uses it
         outside = re.compile(rf"(?<!\bself)\.{re.escape(attr)}\b")
-        if any(_may_call(line, start, end, method) for _, line, start, end in self.project.lines_matching(outside)):
+        if any(_may_call(line, start, end, method) for _, line, start, end in self.project.lines_matching(outside, module.path)):
             return False  # reached through another object (`trainer.{attr}`) by code that may call it
         own = (module.name, cls.key)
-        for path in self.project.files_matching(re.compile(rf"\bself\.{re.escape(attr)}\.{method}\b")):
+        for path in self.project.files_matching(re.compile(rf"\bself\.{re.escape(attr)}\.{method}\b"), module.path):
             other = self.project.summary(path)
             if other is None:
                 return False
@@ -534,7 +534,7 @@ class StepEvents:
         wanted = {fn.name for fn in self._in_context if fn.key}
         if not wanted:
             return
-        paths = set(self.project.files_mentioning(self.home.name, wanted)) - {self.path}
+        paths = set(self.project.files_mentioning(self.project.import_names(self.path), wanted)) - {self.path}
         for path in sorted(paths):
             module = self.project.summary(path)
             if module is None:
