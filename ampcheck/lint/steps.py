@@ -540,9 +540,35 @@ class StepEvents:
             if module is None:
                 continue
             for fn, frame in self._root_frames(module):
+                if frame.fn is fn and fn in module.functions.values() and not self._names_any(module, fn, wanted):
+                    continue
                 out = self._sequence(frame, follow=True)
                 if any(e.path == self.path for e in out):
                     yield fn, out
+
+    def _names_any(self, module: ModuleSummary, fn: FunctionProgram, wanted: set[str]) -> bool:
+        """Whether `fn`, or a function of its module it calls (and so on), calls something
+        by one of the names `wanted`: a root that does not is not replayed (DeepSpeed's 55
+        modules that name the engine hold hundreds of roots; its edited engine replays the few
+        that call `backward` or `step`). A root that reaches this file only through a function
+        of a third module is left out too: that module names this one, so its function is
+        searched and replayed as a root of its own, without the loop around it."""
+        pending, seen = [fn], {id(fn)}
+        while pending:
+            cur = pending.pop()
+            frame = self._root_frame(module, cur)
+            for op in cur.ops:
+                if op.kind is not OpKind.CALL or op.callee is None:
+                    continue
+                callee = op.callee
+                name = callee.qualname.rpartition(".")[2] if isinstance(callee, Imported) else getattr(callee, "name", None)
+                if name in wanted:
+                    return True
+                target = self._static_target(op, frame)
+                if target is not None and id(target) not in seen:
+                    seen.add(id(target))
+                    pending.append(target)
+        return False
 
     def has_caller_context(self) -> bool:
         """Whether some function here means what its callers in other modules hand it (a
