@@ -204,7 +204,6 @@ REPOS: tuple[Repo, ...] = (
     # -- added later still (stop 24), read only after the rules of that stop were written ----------
     Repo("NVIDIA/DeepLearningExamples", "729963dd47e7c8bd462ad10bfac7a7b0b604e6dd", K.RESEARCH, late=True),
     Repo("microsoft/DeepSpeedExamples", "83757d9c937daabd1089a08051061706cb73900d", K.LLM, late=True),
-    Repo("facebookresearch/audiocraft", "896ec7c47f5e5d1e5aa1e4b260c4405328bf009d", K.TTS_GAN, late=True),
     Repo("NVIDIA/BigVGAN", "7d2b454564a6c7d014227f635b7423881f14bdac", K.TTS_GAN, late=True),
     Repo("PKU-YuanGroup/Open-Sora-Plan", "f7fa604f4e3a523d6b973e4c89a5620ed1aff65a", K.DIFFUSION, late=True),
     Repo("NVlabs/edm", "008a4e5316c8e3bfe61a62f874bddba254295afb", K.DIFFUSION, late=True),
