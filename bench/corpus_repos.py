@@ -213,6 +213,18 @@ REPOS: tuple[Repo, ...] = (
     Repo("salesforce/ALBEF", "b9727e43c3040491774d1b22cc27718aa7772fac", K.MULTIMODAL, late=True),
     Repo("clovaai/donut", "4cfcf972560e1a0f26eb3e294c8fc88a0d336626", K.MULTIMODAL, late=True),
     Repo("open-mmlab/mmcv", "a8073c74bf83d62ec36a103f835faa4837fb6585", K.FRAMEWORK, late=True),
+    # -- and a second batch, read after the first batch's fixes ------------------------------------
+    Repo("MIC-DKFZ/nnUNet", "0e495086eb108ff79afe106291e8c15bd2f2bc3a", K.FRAMEWORK, late=True),
+    Repo("yuqinie98/PatchTST", "204c21efe0b39603ad6e2ca640ef5896646ab1a9", K.RESEARCH, late=True),
+    Repo("JaidedAI/EasyOCR", "c4f3cd7225efd4f85451bd8b4a7646ae9a092420", K.DETECTION, late=True),
+    Repo("facebookresearch/demucs", "e976d93ecc3865e5757426930257e200846a520a", K.TTS_GAN, late=True),
+    Repo("rwightman/efficientdet-pytorch", "c6dff775a36cea0bf9b76c58e59f936411c5ce01", K.DETECTION, late=True),
+    Repo("microsoft/LoRA", "c4593f060e6a368d7bb5af5273b8e42810cdef90", K.LLM, late=True),
+    Repo("opendilab/DI-engine", "d0b21d065b2d80317cc16b28a95301be8871d950", K.RL, late=True),
+    Repo("TencentARC/GFPGAN", "7552a7791caad982045a7bbe5634bbf1cd5c8679", K.TTS_GAN, late=True),
+    Repo("cszn/KAIR", "fc1732f4a4514e42ce15e5b3a1e18c828af47a1e", K.VISION, late=True),
+    Repo("facebookresearch/mae_st", "c5dec1bc01062097906ea67fe47935ec33fd46df", K.VISION, late=True),
+    Repo("facebookresearch/msn", "4388dc1eadbe3042b85d3296d41b9b207656e043", K.VISION, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
