@@ -21,13 +21,15 @@ from ampcheck.findings import Finding
 from ampcheck.lint.checks import check
 from ampcheck.lint.kinds import is_scaler_class, scaler_shaped
 from ampcheck.lint.model import FileModel
-from ampcheck.lint.program import BindingInfo as Binding, Branch, FunctionProgram, GuardKind, ModuleSummary, Test
+from ampcheck.lint.program import BindingInfo as Binding, Branch, FunctionProgram, GuardKind, Imported, ModuleSummary, Test
 from ampcheck.lint.steps import Event, EventKind, Guard, exclusive, separating
 
 # Conditions that switch AMP on and off; the branches they pick are the scaler's own states.
 _AMP_TOGGLE = re.compile(r"amp|fp16|half|mixed|scal(er|ing)|precision|autocast|dtype|float16", re.I)
 _SCALER_EVENTS = (EventKind.SCALED_BACKWARD, EventKind.UNSCALE, EventKind.SCALER_STEP, EventKind.UPDATE, EventKind.SET_SCALE)
 _NOT_SCALERS = frozenset({"model", "loss", "optimizer", "scheduler"})
+# what the optimizer is handed to only to read its parameters (apex's fp32 master copies)
+_READS_PARAMETERS = frozenset({"apex.amp.master_params"})
 _LR_SCHEDULE = re.compile(r"sched|(^|[._])lr(_|$)|_lr\b|warmup|learning_rate", re.I)
 _PER_OPTIMIZER = re.compile(r"optim|^opt_?(idx|id|i|index)$", re.I)
 _NONFINITE_WORD = re.compile(r"^(isfinite|isnan|isinf|nan|inf|finite|found_inf|all_finite|is_finite)$|finite", re.I)
@@ -82,15 +84,21 @@ class _Step:
         checkpoint loader before the loop does not make the step opaque, nor handing the
         optimizer to a learning-rate scheduler (which sets its learning rate, never steps it).
         With `at`, a hand-off on the other branch of a condition than `at` does not count; with
-        `since` too (a finding about the pair `since` → `at`), neither does one in the same
-        iteration body outside the pair (a checkpoint saved after `update()`): it runs before
-        `since` or after `at`, never between them."""
+        `since` too (a finding about the pair `since` → `at`), neither does one on the other
+        branch of a condition than `since`, nor one in the same iteration body outside the pair
+        (a checkpoint saved after `update()`): it runs before `since` or after `at`, never
+        between them. Handing the optimizer to what only reads its parameters (apex's
+        `amp.master_params`) never counts."""
         names = {scaler, *(o for o in others if o is not None)}
         units = {e.loops[-1] if e.loops else None for e in self.events if e.kind in _SCALER_EVENTS and e.scaler == scaler}
         for e in self.events:
             if e.kind == EventKind.OPAQUE and names & set(e.target or ()) and not _LR_SCHEDULE.search(e.op.text):
+                if isinstance(e.op.callee, Imported) and e.op.callee.qualname in _READS_PARAMETERS:
+                    continue
                 if at is not None and exclusive(e, at):
                     continue
+                if since is not None and exclusive(e, since):
+                    continue  # (apex's `amp.scale_loss` on the branch the scaled backward is not on)
                 if at is not None and since is not None and e.loops and e.loops == at.loops == since.loops \
                         and not self.index(since) < self.index(e) < self.index(at):
                     continue
