@@ -39,6 +39,20 @@ _PROJECT_MARKERS = (".git", ".hg")
 _SUBPROJECT_FILES = ("setup.py", "pyproject.toml", "setup.cfg")
 
 
+def _dotted_from(path: Path, base: Path) -> Optional[str]:
+    """The dotted name of the module at `path` imported from the folder `base` (a package's
+    `__init__.py` by the package's name), or None when it is not below `base` or a part of
+    its path is no identifier."""
+    try:
+        rel = path.relative_to(base)
+    except ValueError:
+        return None
+    parts = list(rel.with_suffix("").parts)
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts) if parts and all(p.isidentifier() for p in parts) else None
+
+
 def project_root(config_path: Optional[Path], paths: list[str], cwd: Path) -> Path:
     """The folder of the config file, else the repository root above the paths, else `cwd`."""
     if config_path is not None:
@@ -101,31 +115,22 @@ class Project:
         """The dotted name the project imports `path` by (from the root, or from `src/`)."""
         absolute = Path(os.path.abspath(path))
         for base in (self.root / "src", self.root):
-            try:
-                rel = absolute.relative_to(base)
-            except ValueError:
-                continue
-            parts = list(rel.with_suffix("").parts)
-            if parts and parts[-1] == "__init__":
-                parts.pop()
-            if parts and all(p.isidentifier() for p in parts):
-                return ".".join(parts)
+            name = _dotted_from(absolute, base)
+            if name is not None:
+                return name
         return absolute.stem
 
-    def import_names(self, path: str) -> tuple[str, ...]:
+    def import_names(self, path: str, own: Optional[Path] = None) -> tuple[str, ...]:
         """The dotted names code may import `path` by: its module name, and, in a repository
         of several projects (a folder below the root with its own setup.py, pyproject.toml or
-        setup.cfg, run from there), its name from that folder (`fairseq.ddp_trainer` in
-        `PyTorch/Translation/Transformer`)."""
+        setup.cfg, run from there: `own`, else looked up), its name from that folder
+        (`fairseq.ddp_trainer` in `PyTorch/Translation/Transformer`)."""
         name = self.module_name(path)
-        own = self.subproject(path)
-        if own == self.root:
-            return (name,)
-        rel = Path(os.path.abspath(path)).relative_to(own).with_suffix("")
-        parts = [p for p in rel.parts if p != "__init__"] if rel.name == "__init__" else list(rel.parts)
-        if len(parts) < 2 or not all(p.isidentifier() for p in parts):
-            return (name,)  # a bare stem says too little to search by
-        return (name, ".".join(parts))
+        own = own if own is not None else self.subproject(path)
+        there = _dotted_from(Path(os.path.abspath(path)), own) if own != self.root else None
+        if there is None or "." not in there:
+            return (name,)  # (a bare stem says too little to search by)
+        return (name, there)
 
     def subproject(self, path: str) -> Path:
         """The nearest folder above `path`, up to the root, holding a project file of its own:
@@ -272,7 +277,7 @@ class Project:
         """The project's files that can hold objects of the module `near`: all of them, but in
         a repository of several projects, those of its own project and those that name it."""
         own = self.subproject(near) if near else self.root
-        names = self.import_names(near) if near else ()
+        names = self.import_names(near, own) if near else ()
         for path, text in self._project_texts().items():
             if own == self.root or _inside(Path(path), own) or any(n in text for n in names):
                 yield path, text

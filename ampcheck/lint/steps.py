@@ -39,6 +39,7 @@ nonfinite (a check or repair of inf/NaN), opaque.
 """
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field, replace
 from ampcheck.lint.enums import StrEnum
@@ -322,6 +323,12 @@ class StepEvents:
     def events(self) -> list[Event]:
         return [e for fn in self.home.functions.values() for e in self.of(fn)]
 
+    def written_in(self, e: Event) -> Optional[tuple[ModuleSummary, FunctionProgram]]:
+        """The module and function an event is written in (this file's, or another module's)."""
+        module = self.home if e.path == self.path else self.project.summary(e.path)
+        fn = module.functions.get(e.function) if module is not None else None
+        return (module, fn) if module is not None and fn is not None else None
+
     @timed(Phase.STEPS)
     def never_updated(self, e: Event) -> bool:
         """Whether no code can ever `update()` the scaler `e` steps, so that its second step
@@ -334,10 +341,10 @@ class StepEvents:
         text, b = e.scaler or "", e.binding
         if b is None or b.kind != "scaler" or b.inferred:
             return False
-        module = self.home if e.path == self.path else self.project.summary(e.path)
-        fn = module.functions.get(e.function) if module is not None else None
-        if module is None or fn is None:
+        found = self.written_in(e)
+        if found is None:
             return False
+        module, fn = found
         cls = module.classes.get(fn.cls) if fn.cls is not None else None
         attr = text[len("self."):]
         if text.startswith("self.") and attr.isidentifier():
@@ -359,10 +366,10 @@ class StepEvents:
         no method of the class, its bases or its project subclasses calls `scale` on anything,
         and, for a public attribute, no code of the project reaches it to scale (a wrapper
         whose `backward(loss)` and `step()` the framework calls apart)."""
-        module = self.home if e.path == self.path else self.project.summary(e.path)
-        fn = module.functions.get(e.function) if module is not None else None
-        if module is None or fn is None or fn.cls is None or fn.self_name is None:
+        found = self.written_in(e)
+        if found is None or found[1].cls is None or found[1].self_name is None:
             return None
+        module, fn = found
         cls = module.classes.get(fn.cls)
         if cls is None:
             return None
@@ -460,11 +467,15 @@ class StepEvents:
     def _root_frames(self, module: ModuleSummary) -> Iterator[tuple[FunctionProgram, _Frame]]:
         """Where a module's training steps start: its body, every function nothing in it
         calls, and the template methods of base classes around its overrides."""
+        yield from self._plain_roots(module)
+        yield from self._template_roots(module)
+
+    def _plain_roots(self, module: ModuleSummary) -> Iterator[tuple[FunctionProgram, _Frame]]:
+        """The module's body and every function nothing in it calls, each in its own frame."""
         called = self._called_functions(module)
         for fn in module.functions.values():
             if id(fn) not in called:
                 yield fn, self._root_frame(module, fn)
-        yield from self._template_roots(module)
 
     def _root_frame(self, module: ModuleSummary, fn: FunctionProgram) -> _Frame:
         cls = module.classes.get(fn.cls) if fn.cls is not None else None
@@ -539,16 +550,16 @@ class StepEvents:
             module = self.project.summary(path)
             if module is None:
                 continue
-            for fn, frame in self._root_frames(module):
-                if frame.fn is fn and fn in module.functions.values() and not self._names_any(module, fn, wanted):
-                    continue
+            plain = ((fn, frame) for fn, frame in self._plain_roots(module) if self._names_any(module, fn, wanted))
+            for fn, frame in itertools.chain(plain, self._template_roots(module)):
                 out = self._sequence(frame, follow=True)
                 if any(e.path == self.path for e in out):
                     yield fn, out
 
     def _names_any(self, module: ModuleSummary, fn: FunctionProgram, wanted: set[str]) -> bool:
         """Whether `fn`, or a function of its module it calls (and so on), calls something
-        by one of the names `wanted`: a root that does not is not replayed (DeepSpeed's 55
+        by one of the names `wanted`: a plain root that does not is not replayed (template
+        roots are, their overrides being in another class) (DeepSpeed's 55
         modules that name the engine hold hundreds of roots; its edited engine replays the few
         that call `backward` or `step`). A root that reaches this file only through a function
         of a third module is left out too: that module names this one, so its function is

@@ -21,7 +21,7 @@ from ampcheck.findings import Finding
 from ampcheck.lint.checks import check
 from ampcheck.lint.kinds import is_scaler_class, scaler_shaped
 from ampcheck.lint.model import FileModel
-from ampcheck.lint.program import BindingInfo as Binding, Branch, FunctionProgram, GuardKind, Imported, ModuleSummary, Test
+from ampcheck.lint.program import BindingInfo as Binding, Branch, GuardKind, Imported, Test
 from ampcheck.lint.steps import Event, EventKind, Guard, exclusive, separating
 
 # Conditions that switch AMP on and off; the branches they pick are the scaler's own states.
@@ -246,18 +246,11 @@ def _judge(model: FileModel, code: str, rule: Rule) -> Iterator[Finding]:
 
 
 def _shown_alone(model: FileModel, rule: Rule, event: Event) -> bool:
-    found = _written_in(model, event)
+    found = model.steps.written_in(event)
     if found is None:
         return False
     alone = _Step(model, model.steps.standalone(*found))
     return any(e.op is event.op for e, _ in rule(alone))
-
-
-def _written_in(model: FileModel, event: Event) -> Optional[tuple[ModuleSummary, FunctionProgram]]:
-    """The module and function (of another module) an event is written in."""
-    module = model.project.summary(event.path)
-    fn = module.functions.get(event.function) if module is not None else None
-    return (module, fn) if module is not None and fn is not None else None
 
 
 def _call_text(scaler: str, method: str, target: object, closure: bool = False) -> str:
@@ -762,7 +755,7 @@ def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
 
 def _takes_a_scaler(model: FileModel, e: Event) -> bool:
     """Whether the function `e` is written in (another module's) has a GradScaler parameter."""
-    found = _written_in(model, e)
+    found = model.steps.written_in(e)
     return found is not None and any(b.kind == "scaler" for b in found[1].param_bindings.values())
 
 
