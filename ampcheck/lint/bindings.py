@@ -124,6 +124,8 @@ class Bindings:
             return self._lookup_name(key, at)
         if key.startswith("self.") and key.count(".") == 1:
             return self._lookup_self(key, at)
+        if isinstance(expr, cst.Attribute):
+            return self._inferred.get((self._chain_scope(expr), key))
         return None
 
     def is_optimizer(self, expr: cst.BaseExpression, at: Optional[cst.CSTNode] = None) -> bool:
@@ -517,7 +519,10 @@ class Bindings:
     def _binding_scope(self, recv: cst.BaseExpression, key: str) -> Union[None, cst.CSTNode, bool]:
         """Where the name used at `recv` is bound: the nearest enclosing function that assigns
         it or takes it as a parameter (a closure's free name is its outer function's), else
-        the module; a `self.` attribute's class."""
+        the module; a `self.` attribute's class; for an attribute of an attribute
+        (`self.executor.scaler`, `engine.state.scaler`), where its first name is bound."""
+        if isinstance(recv, cst.Attribute) and isinstance(recv.value, cst.Attribute):
+            return self._chain_scope(recv)
         if not isinstance(recv, cst.Name):
             return self._scope_of(recv, key)
         fn = self.tree.enclosing_function(recv)
@@ -526,6 +531,21 @@ class Bindings:
                 return fn
             fn = self.tree.enclosing_function(fn)
         return self._scope_of(recv, key) if self.tree.enclosing_function(recv) is None else None
+
+    def _chain_scope(self, expr: cst.Attribute) -> Union[None, cst.CSTNode, bool]:
+        """The scope of the first name of `a.b.c`: one identity for the chain in every method
+        of a class (`self.`) or wherever that name is bound; False where it is no plain chain
+        or the chain is one attribute deep (those are the assignments' own keys)."""
+        root: cst.BaseExpression = expr
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Name) or not isinstance(expr.value, cst.Attribute):
+            return False
+        if root.value == "self":
+            fn = self.tree.enclosing_function(expr)
+            cls = self.tree.enclosing_class(fn) if fn is not None else None
+            return cls if cls is not None else False
+        return self._binding_scope(root, root.value)
 
     def _scaled_then_backward(self, call: cst.Call) -> bool:
         """`x.scale(loss).backward()`, or `y = x.scale(loss)` with `y.backward()` in the same

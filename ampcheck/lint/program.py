@@ -862,8 +862,9 @@ class _Builder:
         return Value(text, self._info(found), qualname)
 
     def _member(self, expr: cst.BaseExpression, text: str) -> Optional[Member]:
-        """`a.b` on a name, or a name whose one reaching value is such an `a.b`."""
-        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+        """`a.b` on a name or on another attribute (`self.executor.scaler`), or a name whose
+        one reaching value is such an `a.b`."""
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, (cst.Name, cst.Attribute)):
             return Member(self.ref(expr.value), expr.attr.value, text)
         if isinstance(expr, cst.Name):
             value = self.b.reaching_value(expr)

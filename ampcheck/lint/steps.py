@@ -282,6 +282,9 @@ class StepEvents:
         self.home = home
         self.path = home.path
         self.regions = regions
+        # the scalers reached as attributes of objects no project class holds, by identity,
+        # in the sequence being replayed
+        self._reached_scalers: dict[str, BindingInfo] = {}
         self._standalone: dict[int, list[Event]] = {}
 
     # -- public questions ------------------------------------------------------------------------
@@ -298,7 +301,16 @@ class StepEvents:
 
     def _sequence(self, frame: _Frame, follow: bool) -> list[Event]:
         out: list[Event] = []
-        self._replay(frame, out, follow)
+        outer, self._reached_scalers = self._reached_scalers, {}
+        try:
+            for op in frame.fn.ops:  # (met before they are used: a hand-off may come first)
+                refs = (op.callee.recv,) if isinstance(op.callee, Method) else ()
+                for ref in (*refs, *op.args, *(v for _, v in op.kwargs)):
+                    if isinstance(ref, Member) and ref.binding is not None and ref.binding.kind == "scaler":
+                        self.val(ref, frame)
+            self._replay(frame, out, follow)
+        finally:
+            self._reached_scalers = outer
         return self._spell(out)
 
     def _spell(self, events: list[Event]) -> list[Event]:
@@ -800,7 +812,8 @@ class StepEvents:
             if isinstance(ref, Scaled):
                 return True
             v = self.val(ref, frame)
-            if v.cls is not None or v.kind in _AMP_STATE or self._scaler(v) is not None or self._is_optimizer(v):
+            if v.cls is not None or v.kind in _AMP_STATE or self._scaler(v) is not None or self._is_optimizer(v) \
+                    or self._reached_through(v):
                 return True
         return False
 
@@ -816,6 +829,8 @@ class StepEvents:
                 continue
             if v.kind in _HANDED_KINDS or self._scaler(v) is not None or self._is_optimizer(v):
                 handed.add(v.ident)
+            else:
+                handed.update(self._reached_through(v))
         if handed:
             out.append(self._event(EventKind.OPAQUE, op, frame, guards, target=frozenset(handed)))
 
@@ -838,8 +853,18 @@ class StepEvents:
             return self._member(f"self.{ref.name}", frame.self_cls, ref.name, frame.module)
         if isinstance(ref, Member):
             base = self.val(ref.base, frame)
-            v = self._member(ref.text, base.cls, ref.name, frame.module)
-            return replace(v, binding=ref.binding) if v.binding is None and v.cls is None and ref.binding is not None else v
+            # one spelling for an attribute of an object no project class holds, whatever a
+            # helper or an alias calls it: the caller's (`engine.scaler` for a handler's `e.scaler`)
+            text = f"{base.text}.{ref.name}" if base.cls is None and base.text is not None else ref.text
+            v = self._member(text, base.cls, ref.name, frame.module)
+            if v.binding is None and v.cls is None:
+                # what its use says here, or where this replay met it before (a helper
+                # handed `engine` that only calls `e.state.scaler.update()`)
+                found = ref.binding or self._reached_scalers.get(v.ident or "")
+                v = replace(v, binding=found) if found is not None else v
+            if v.binding is not None and v.binding.kind == "scaler" and v.cls is None and v.ident:
+                self._reached_scalers.setdefault(v.ident, v.binding)
+            return v
         if isinstance(ref, Scaled):
             return Val(ref.text, scaled_by=self.val(ref.scaler, frame))
         return self._bound(ref.text, ref.binding, frame.module, ref.qualname, frame.self_cls)
@@ -920,6 +945,11 @@ class StepEvents:
             enabled = v.binding.enabled if v.binding is not None and v.binding.kind != "instance" else None
             return v.ident, BindingInfo("scaler", enabled=enabled, inferred=v.binding is None)  # type: ignore[return-value]
         return None
+
+    def _reached_through(self, v: Val) -> set[str]:
+        """The scalers of this replay reached as attributes of `v` (`fire_event(engine)` hands
+        on `engine.state.scaler`: the code it runs may update it)."""
+        return {s for s in self._reached_scalers if v.text is not None and s.startswith(f"{v.text}.")}
 
     def _is_optimizer(self, v: Val) -> bool:
         if v.binding is not None and v.binding.kind != "instance":

@@ -767,8 +767,10 @@ def scaler_with_closure_optimizer(model: FileModel) -> Iterator[Finding]:
 
 def _amp110(step: _Step) -> Iterator[tuple[Event, str]]:
     for s, b in step.scalers().items():
-        if b is None:
-            continue  # a scaler built elsewhere: whether it is on where closures are used is unknown
+        if b is None or b.inferred:
+            # a scaler built elsewhere, or known only from its use: whether it is a GradScaler
+            # (not a subclass that supports closures, as composer's) and on is unknown
+            continue
         for st in step.of(EventKind.SCALER_STEP, s):
             # a second positional or a `closure=`; `**kwargs` forwarded by a wrapper is not
             # known to hold a closure
