@@ -1007,12 +1007,14 @@ class _Builder:
             for f in _factors(expr)
         )
 
-    def _reads_magnitude(self, node: cst.Attribute) -> bool:
+    def _reads_magnitude(self, node: cst.BaseExpression, stored: bool = True) -> bool:
         """Whether a `.grad` read depends nonlinearly on the gradient's size: a norm, a max or
         abs, a power, a comparison with a threshold, a value logged or turned into a number, an
         inf/NaN check. Linear uses (an all-reduce, a sum or average, `div_(world_size)`, a
         copy into a bucket, `torch.cat` of views) scale with the gradient and stay right once
-        it is unscaled; a value only stored in a name is not followed (not reported)."""
+        it is unscaled. A value stored in a local name (`g = p.grad`, `grads = [p.grad for p in
+        params]`, `grads.append(p.grad)`) is followed one step, with `stored`: to the uses of
+        that name in its function, and of the loop variable that walks it."""
         cur: cst.CSTNode = node
         for _ in range(12):
             parent = self.tree.parent(cur)
@@ -1034,6 +1036,8 @@ class _Builder:
                 last = call.func.attr.value if isinstance(call.func, cst.Attribute) else call.func.value if isinstance(call.func, cst.Name) else ""
                 if last in _MAGNITUDE_READS or last in NONFINITE or _LOGGING.search(self._text(call.func)):
                     return True
+                if last == "append" and stored and isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name):
+                    return self._measured(call.func.value.value, call)
                 if last in _LINEAR_GRAD_FUNCTIONS:
                     cur = call
                 else:
@@ -1046,8 +1050,32 @@ class _Builder:
                 cur = parent
             elif isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
                 return True
+            elif stored and isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is cur:
+                targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+                return len(targets) == 1 and isinstance(targets[0], cst.Name) and self._measured(targets[0].value, parent)
             else:
                 return False
+        return False
+
+    def _measured(self, name: str, at: cst.CSTNode) -> bool:
+        """Whether the gradients stored in the local `name` at `at` are read for their size in
+        that function: the name itself (`torch.stack(grads).norm()`), or the variable of a loop
+        or comprehension over it (`[g.norm() for g in grads]`)."""
+        fn = self.tree.enclosing_function(at)
+        for use in self.tree.name_nodes.get(name, ()):
+            if use is at or self.tree.enclosing_function(use) is not fn or not self.tree.precedes(at, use):
+                continue
+            if self._reads_magnitude(use, stored=False):
+                return True
+            loop = self.tree.parent(use)
+            if isinstance(loop, (cst.For, cst.CompFor)) and loop.iter is use and isinstance(loop.target, cst.Name):
+                body = self.tree.parent(loop) if isinstance(loop, cst.CompFor) else loop
+                var = loop.target.value
+                if any(
+                    v is not loop.target and any(a is body for a in self.tree.ancestors(v)) and self._reads_magnitude(v, stored=False)
+                    for v in self.tree.name_nodes.get(var, ())
+                ):
+                    return True
         return False
 
     def _is_grad_read(self, node: cst.Attribute) -> bool:
@@ -1071,10 +1099,18 @@ class _Builder:
             return True
         if isinstance(recv, cst.Name):
             for anc in m.ancestors(node):
-                if isinstance(anc, (cst.For, cst.CompFor)) and isinstance(anc.target, (cst.Name, cst.Tuple)):
-                    names = {n.value for n in _names_in(anc.target)}
-                    if recv.value in names:
-                        return "param" in m.code_for(anc.iter).lower()
+                loops: list[cst.CSTNode] = [anc]
+                if isinstance(anc, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+                    loops = []  # (the element is no descendant of the comprehension's `for`)
+                    comp_for: Optional[cst.CompFor] = anc.for_in
+                    while comp_for is not None:
+                        loops.append(comp_for)
+                        comp_for = comp_for.inner_for_in
+                for loop in loops:
+                    if isinstance(loop, (cst.For, cst.CompFor)) and isinstance(loop.target, (cst.Name, cst.Tuple)):
+                        names = {n.value for n in _names_in(loop.target)}
+                        if recv.value in names:
+                            return "param" in m.code_for(loop.iter).lower()
         return False
 
 
