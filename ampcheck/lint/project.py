@@ -128,9 +128,30 @@ class Project:
         name = self.module_name(path)
         own = own if own is not None else self.subproject(path)
         there = _dotted_from(Path(os.path.abspath(path)), own) if own != self.root else None
-        if there is None or "." not in there:
-            return (name,)  # (a bare stem says too little to search by)
-        return (name, there)
+        names = (name,) if there is None or "." not in there else (name, there)  # (a bare stem says too little)
+        return names + self._reexported_by(Path(os.path.abspath(path)), names)
+
+    def _reexported_by(self, path: Path, names: tuple[str, ...]) -> tuple[str, ...]:
+        """The packages whose `__init__.py` imports from the module at `path` (`from .base
+        import *`, `from .base import Trainer`), and the packages above that re-export those in
+        turn: `from efficientvit.apps.trainer import Trainer` reaches `...trainer.base`."""
+        out: list[str] = []
+        while True:
+            module = path.parent if path.name == "__init__.py" else path
+            init = module.parent / "__init__.py"
+            if module.parent == self.root or not _inside(module.parent, self.root):
+                break
+            text = self._project_texts().get(str(init))
+            stem = module.stem if module is path else module.name
+            if text is None or not re.search(
+                rf"^\s*from\s+(\.\s*{stem}\b|\.\s+import\b[^\n]*\b{stem}\b|({'|'.join(map(re.escape, names))})\s+import\b)",
+                text, re.M,
+            ):
+                break
+            names = (self.module_name(str(init)),)
+            out.extend(names)
+            path = init
+        return tuple(out)
 
     def subproject(self, path: str) -> Path:
         """The nearest folder above `path`, up to the root, holding a project file of its own:
@@ -248,12 +269,15 @@ class Project:
         """The project's Python files (absolute paths) that name a module by one of the dotted
         names `modules` (its import names), or relatively by its last part, and any of
         `names`: where the callers of those functions may be. Every file is read once per run."""
-        stem = modules[0].rpartition(".")[2]
+        stems = sorted({m.rpartition(".")[2] for m in modules})
         named = re.compile("|".join(rf"\b{re.escape(n)}\b" for n in sorted(names)))
-        relative = re.compile(rf"from\s+\.+\s*import\s+[^\n]*\b{re.escape(stem)}\b|from\s+\.+{re.escape(stem)}\b")
+        relative = re.compile("|".join(
+            rf"from\s+\.+\s*import\s+[^\n]*\b{re.escape(stem)}\b|from\s+\.+{re.escape(stem)}\b" for stem in stems
+        ))
         return [
             path for path, text in self._project_texts().items()
-            if stem in text and (any(m in text for m in modules) or relative.search(text)) and named.search(text)
+            if any(stem in text for stem in stems) and (any(m in text for m in modules) or relative.search(text))
+            and named.search(text)
         ]
 
     def files_matching(self, pattern: re.Pattern[str], near: str) -> list[str]:
