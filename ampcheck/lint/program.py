@@ -300,6 +300,7 @@ class ClassInfo:
     methods: dict[str, str]  # name -> function key
     attrs: dict[str, BindingInfo]  # `self.<attr>` bindings made in the class's methods
     escapes: frozenset[str]  # attributes used other than as the receiver of a method call
+    aliases: dict[str, str] = field(default_factory=dict)  # a `@property` -> the `self.<attr>` it returns
 
 
 @dataclass
@@ -512,11 +513,14 @@ class _Builder:
             info = self._info(b)
             if info is not None:
                 attrs[attr_key[len("self."):]] = info
+        aliases = {}
         for s in _statements(c.body):
             held = self._property_of(s) if isinstance(s, cst.FunctionDef) else None
             if held is not None and held in attrs and (s.name.value not in attrs or attrs[s.name.value].inferred):
                 attrs[s.name.value] = attrs[held]
-        return ClassInfo(key, tuple(bases), methods, attrs, self._escapes(c))
+            if held is not None and held != s.name.value:
+                aliases[s.name.value] = held
+        return ClassInfo(key, tuple(bases), methods, attrs, self._escapes(c), aliases)
 
     def _property_of(self, fn: cst.FunctionDef) -> Optional[str]:
         """The attribute a `@property` hands out: every `return` of it returns `self.<attr>`
@@ -545,8 +549,14 @@ class _Builder:
                 continue
             if self._kept_alias(node, parent):
                 continue  # `scaler = self.scaler`, then only its methods called
+            if isinstance(parent, cst.Return) and self._returned_by_property(node):
+                continue  # `@property def scaler(self): return self._scaler`: its uses are the property's
             out.add(node.attr.value)
         return frozenset(out)
+
+    def _returned_by_property(self, node: cst.Attribute) -> bool:
+        fn = self.tree.enclosing_function(node)
+        return fn is not None and self._property_of(fn) == node.attr.value
 
     def _kept_alias(self, node: cst.Attribute, parent: Optional[cst.CSTNode]) -> bool:
         """`name = self.<attr>` in a method that only calls non-`update` methods on `name`."""

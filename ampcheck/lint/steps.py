@@ -408,7 +408,17 @@ class StepEvents:
         plugin's usual shape (Lightning's `MixedPrecision.pre_backward`), while a subclass
         that builds and steps a scaler of its own (a detectron2 `SimpleTrainer`'s) keeps
         its update to itself."""
-        for m, c in self.project.mro(module, cls):
+        line = list(self.project.mro(module, cls))
+        # the attribute and the properties that return it (`scaler` for `self._grad_scaler`)
+        held = next((c.aliases[attr] for _, c in line if attr in c.aliases), attr)
+        names = {held} | {a for _, c in line for a, h in c.aliases.items() if h == held}
+        return all(self._name_never_calls(module, cls, line, name, method) for name in sorted(names))
+
+    def _name_never_calls(
+        self, module: ModuleSummary, cls: ClassInfo, line: list[ClassRef], attr: str, method: str,
+    ) -> bool:
+        """`_attr_never_calls` for one name of the attribute, `line` the class's mro."""
+        for m, c in line:
             if attr in c.escapes or _calls_on_attr(m, c, attr, (method,)):
                 return False
             if method == "scale" and self._foreign_base(m, c):
@@ -416,7 +426,7 @@ class StepEvents:
         if attr.startswith("_"):
             return True  # private: the class and its bases are all the code that uses it
         outside = re.compile(rf"(?<!\bself)\.{re.escape(attr)}\b")
-        if any(_may_call(line, start, end, method) for _, line, start, end in self.project.lines_matching(outside, module.path)):
+        if any(_may_call(text, start, end, method) for _, text, start, end in self.project.lines_matching(outside, module.path)):
             return False  # reached through another object (`trainer.{attr}`) by code that may call it
         own = (module.name, cls.key)
         for path in self.project.files_matching(re.compile(rf"\bself\.{re.escape(attr)}\.{method}\b"), module.path):
@@ -876,6 +886,7 @@ class StepEvents:
         if cls is None:
             return Val(text)
         for m, c in self.project.mro(*cls):
+            name = c.aliases.get(name, name)  # (`self.scaler`, a property returning `self._grad_scaler`)
             b = c.attrs.get(name)
             if b is not None:
                 v = self._bound(text, b, m, self_cls=cls)
