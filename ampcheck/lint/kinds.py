@@ -102,6 +102,9 @@ def base_kind(qualname: str) -> Optional[str]:
     kind = _BASES.get(qualname)
     if kind is None and qualname.endswith(("nn.Module", ".Module")) and "torch" in qualname:
         return "model"
+    last = qualname.rpartition(".")[2]
+    if kind is None and last[:1].isupper() and is_optimizer_class(qualname, last):
+        return "optimizer"  # a subclass of torch's SGD (`from torch.optim.sgd import SGD`), of apex's FusedAdam
     return kind
 
 
