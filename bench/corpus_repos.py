@@ -225,6 +225,27 @@ REPOS: tuple[Repo, ...] = (
     Repo("cszn/KAIR", "fc1732f4a4514e42ce15e5b3a1e18c828af47a1e", K.VISION, late=True),
     Repo("facebookresearch/mae_st", "c5dec1bc01062097906ea67fe47935ec33fd46df", K.VISION, late=True),
     Repo("facebookresearch/msn", "4388dc1eadbe3042b85d3296d41b9b207656e043", K.VISION, late=True),
+    # -- stop 25: twenty more, linted and mutated with the rules as they stood when fetched ----------
+    Repo("bytedance/ibot", "da316d82636a7a7356835ef224b13d5f3ace0489", K.VISION, late=True),
+    Repo("keyu-tian/SparK", "a63e386f8e5186bc07ad7fce86e06b08f48a61ea", K.VISION, late=True),
+    Repo("OFA-Sys/Chinese-CLIP", "31863c707501bf1605d36842f43deb78793dbc5d", K.MULTIMODAL, late=True),
+    Repo("LTH14/rcg", "0c4433c1d7fed93ed0dc81a6bde2acfe335d3798", K.DIFFUSION, late=True),
+    Repo("willisma/SiT", "947f95bd3a510e9af441d38c1e9f72e0eee873c5", K.DIFFUSION, late=True),
+    Repo("microsoft/GLIP", "9dda9558c1ef59bb6cdc8e896e2bcab775a68ff0", K.DETECTION, late=True),
+    Repo("hustvl/YOLOS", "5717fc29d727dab84ad585c56457b4de1225eddc", K.DETECTION, late=True),
+    Repo("openai/consistency_models", "e32b69ee436d518377db86fb2127a3972d0d8716", K.DIFFUSION, late=True),
+    Repo("open-mmlab/Amphion", "d3de90f02e7f1c7dbc24b04d52fe1b8ef438effe", K.TTS_GAN, late=True),
+    Repo("sail-sg/poolformer", "a075575b8b3dc3c76ecc5c49985d156167372bfa", K.VISION, late=True),
+    Repo("facebookresearch/hiera", "b12b842542ee5c757fcfec8c41f6b56fcbe89b65", K.VISION, late=True),
+    Repo("xinyu1205/recognize-anything", "7cb804a8609e9f4b1a50b7f31436d2df40bb9481", K.MULTIMODAL, late=True),
+    Repo("zylo117/Yet-Another-EfficientDet-Pytorch", "15403b5371a64defb2a7c74e162c6e880a7f462c", K.DETECTION, late=True),
+    Repo("MCG-NJU/MixFormer", "8b87088f45af02c614a277176c63181261e93de3", K.DETECTION, late=True),
+    Repo("jzhang38/TinyLlama", "bf122247c486b6b897050e98cbb7bedae8eeba73", K.LLM, late=True),
+    Repo("karpathy/nanochat", "92d63d4e8bb4df75c3b71618f31ddde2378b2bcd", K.LLM, late=True),
+    Repo("microsoft/SimMIM", "d3e29bcac950b83edc34ca33fe4404f38309052c", K.VISION, late=True),
+    Repo("facebookresearch/ImageBind", "53680b02d7e37b19b124fa37bae4b6c98c38f5be", K.MULTIMODAL, late=True),
+    Repo("Visual-Attention-Network/VAN-Classification", "e19779b53a1b0828b51ecb4412d577541aee83a7", K.VISION, late=True),
+    Repo("ViTAE-Transformer/ViTPose", "c050ed29112da7704797cc1a65af0234b525010d", K.DETECTION, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
