@@ -137,6 +137,34 @@ class Bindings:
             return False
         return named_like_optimizer(text.rsplit(".", 1)[-1])
 
+    def iterates_optimizers(self, name: cst.Name) -> bool:
+        """Whether `name` is the variable of the innermost loop that binds it, and that loop
+        walks optimizers: `for o in optimizers`, `for o in optimizer.values()` (a dict of
+        them), `for _, o in optimizers.items()`, `for i, o in enumerate(optimizers)`, `for o in
+        [opt_g, opt_d]`."""
+        for anc in self.tree.ancestors(name):
+            if not isinstance(anc, cst.For):
+                continue
+            target, it = anc.target, anc.iter
+            if isinstance(target, cst.Name):
+                if target.value != name.value:
+                    continue
+                if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value == "values" and not it.args:
+                    return _names_optimizers(it.func.value)
+                if isinstance(it, (cst.List, cst.Tuple)):
+                    return bool(it.elements) and all(self.is_optimizer(e.value, name) for e in it.elements)
+                return _names_optimizers(it)
+            names = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else []
+            if not any(isinstance(n, cst.Name) and n.value == name.value for n in names):
+                continue
+            second = len(names) == 2 and isinstance(names[1], cst.Name) and names[1].value == name.value
+            if second and isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value == "items" and not it.args:
+                return _names_optimizers(it.func.value)
+            if second and isinstance(it, cst.Call) and dotted(it.func) == "enumerate" and len(it.args) == 1:
+                return _names_optimizers(it.args[0].value)
+            return False
+        return False
+
     def class_named(self, name: str) -> Optional[cst.ClassDef]:
         return self._classes.get(name)
 
@@ -561,6 +589,12 @@ class Bindings:
             and self.tree.enclosing_function(node) is fn
             for node in self.tree.attributes
         )
+
+
+def _names_optimizers(expr: cst.BaseExpression) -> bool:
+    """A collection named for optimizers (`optimizers`, `self.optimizer` holding a dict)."""
+    text = dotted(expr)
+    return text is not None and named_like_optimizer(text.rsplit(".", 1)[-1])
 
 
 def _merge(bindings: list[Optional[Binding]]) -> Optional[Binding]:

@@ -869,6 +869,8 @@ class _Builder:
                 self._aliases -= 1
             if member is not None:
                 return replace(member, binding=self._info(found))
+        if found is None and qualname is None and isinstance(expr, cst.Name) and self.b.iterates_optimizers(expr):
+            return Value(text, BindingInfo("optimizer"))
         return Value(text, self._info(found), qualname)
 
     def _member(self, expr: cst.BaseExpression, text: str) -> Optional[Member]:
