@@ -287,8 +287,30 @@ class SourceTree(_Indexes):
             for target in node.targets:
                 if isinstance(target.target, cst.Name):
                     name = target.target.value
+                    if self._import_fallback(node, name):
+                        continue  # what runs whenever the import works is the import
                     if dotted(node.value) is None or not self.names.add_alias(name, node.value):
                         self.names.shadow(name)
+
+    def _import_fallback(self, node: cst.Assign, name: str) -> bool:
+        """`try: from torch.cuda.amp import GradScaler` / `except ImportError: GradScaler =
+        nullcontext`: a stand-in bound only when the import from torch in the `try` fails
+        (torch before the name existed). An optional package's stand-in (`amp = None` when
+        apex is missing) is what runs wherever the package is not installed, so it shadows."""
+        handler = next((a for a in self.ancestors(node) if isinstance(a, (cst.ExceptHandler, cst.FunctionDef, cst.ClassDef))), None)
+        attempt = self.parent(handler) if isinstance(handler, cst.ExceptHandler) else None
+        if not isinstance(attempt, cst.Try):
+            return False
+        for stmt in attempt.body.body:
+            for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar) \
+                        and small.module is not None and not small.relative \
+                        and (dotted(small.module) or "").split(".")[0] == "torch":
+                    for alias in small.names:
+                        bound = alias.asname.name if alias.asname is not None else alias.name
+                        if isinstance(bound, cst.Name) and bound.value == name:
+                            return True
+        return False
 
     # -- name questions -------------------------------------------------------------------
     def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
