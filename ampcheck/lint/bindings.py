@@ -38,7 +38,8 @@ import libcst as cst
 
 from ampcheck.lint.consteval import ConstEval, named_param, param_names
 from ampcheck.lint.kinds import (
-    SCALER_ANNOTATION, SCALER_CLASS_NAMES, is_optimizer_class, is_scaler_class, named_like_optimizer, scaler_use,
+    SCALER_ANNOTATION, SCALER_CLASS_NAMES, is_optimizer_class, is_scaler_class, named_like_optimizer, scaler_attribute,
+    scaler_use,
 )
 from ampcheck.lint.names import dotted
 from ampcheck.lint.tree import SourceTree
@@ -514,6 +515,7 @@ class Bindings:
         `x.scale(loss)` back-propagated, or both `x.step(optimizer)` and `x.update()`) but bound
         where this file cannot see is a scaler of unknown state."""
         protocol: dict[tuple[object, str], set[str]] = {}
+        found: list[tuple[cst.BaseExpression, str, cst.CSTNode]] = []
         for call in self.tree.calls:
             func = call.func
             if not isinstance(func, cst.Attribute):
@@ -534,6 +536,17 @@ class Bindings:
                     seen.add(shape)
                     used = seen == {"step", "update"}
             if used:
+                found.append((recv, key, call))
+        if not found:
+            return
+        keys = {key for _, key, _ in found}
+        other = {  # (scope, key) of receivers with an attribute no GradScaler has
+            (self._binding_scope(node.value, key), key)
+            for node in self.tree.attributes
+            if not scaler_attribute(node.attr.value) and (key := dotted(node.value)) in keys
+        }
+        for recv, key, call in found:
+            if (self._binding_scope(recv, key), key) not in other:
                 self._infer(recv, key, call)
 
     def _infer(self, recv: cst.BaseExpression, key: str, at: cst.CSTNode) -> None:

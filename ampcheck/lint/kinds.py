@@ -16,7 +16,9 @@ A **GradScaler** is an object the analysis can trace to one of SCALER_CLASSES:
   both `x.step(optimizer)` (an optimizer its only argument) and `x.update()` (no argument)
   on one receiver in one scope: the protocol itself (a scheduler's `step()` takes no
   optimizer; a project loss scaler whose class the project holds is what its class says).
-  Known only from use it is "maybe" on: messages say "when the scaler is enabled".
+  Known only from use it is "maybe" on: messages say "when the scaler is enabled". A
+  receiver with any attribute a GradScaler lacks (`accel.backward(loss)`, `accel.scaler`:
+  GRAD_SCALER_ATTRIBUTES) is no GradScaler, whatever else its use looks like.
 
 No evidence: a name containing "scaler" (a time-series `MeanScaler`, a feature scaler), a
 method `scale(...)` alone (attention scales, image rescaling), `step(...)`/`update(...)`
@@ -126,6 +128,23 @@ def scaler_use(method: str, args: int) -> bool:
     evidence that it is a GradScaler: `unscale_(optimizer)` is. (`scale(x)` is only when its
     value is back-propagated, which the caller checks.)"""
     return method == "unscale_" and args >= 1
+
+
+# What a GradScaler has (torch/amp/grad_scaler.py): an object with any other attribute
+# (`accel.backward(loss)`, `accel.autocast()`, `accel.scaler`) is no GradScaler, whatever
+# else its use looks like.
+GRAD_SCALER_ATTRIBUTES = frozenset(
+    {
+        "scale", "unscale_", "step", "update", "get_scale", "get_growth_factor", "set_growth_factor",
+        "get_backoff_factor", "set_backoff_factor", "get_growth_interval", "set_growth_interval",
+        "is_enabled", "state_dict", "load_state_dict", "__getstate__", "__setstate__",
+    }
+)
+
+
+def scaler_attribute(name: str) -> bool:
+    """Whether a GradScaler (or a subclass, whose own helpers are private) has `name`."""
+    return name in GRAD_SCALER_ATTRIBUTES or name.startswith("_")
 
 
 def scaler_shaped(method: str, args: int) -> bool:

@@ -737,9 +737,10 @@ class StepEvents:
                 out.append(self._event(EventKind.SCALED_BACKWARD, op, frame, guards, scaler=scaled[0], binding=scaled[1], spelled=_spelling(op, scaled=True)))
             elif resolve and recv.cls is not None and self._follow_method(op, recv, name, frame, guards, out, follow):
                 pass  # an object of a project class (an AMP manager's `backward(loss)`): what its method does
-            elif positional and (framework_backward(recv.text) or self._is_optimizer(recv)):
+            elif positional and (framework_backward(recv.text) or self._is_optimizer(recv) or self._reached_through(recv)):
                 # accelerator.backward(loss), engine.backward(loss), fairseq's
-                # optimizer.backward(loss): the framework scales
+                # optimizer.backward(loss), an object that holds the scaler (`accel.backward(loss)`
+                # beside `accel.scaler`): the framework scales
                 if not (resolve and self._follow_method(op, recv, name, frame, guards, out, follow)):
                     out.append(self._event(EventKind.OPAQUE, op, frame, guards, target=frozenset({recv.text or "backward"})))
             else:
