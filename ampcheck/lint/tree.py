@@ -396,16 +396,28 @@ class SourceTree(_Indexes):
         """Whether `a` and `b` sit on opposite sides of one condition, so they never run in
         the same pass: the two branches of one `if`, or of two `if`s with the same test in
         one function (ConvNeXt's `if use_amp: <autocast> ... if use_amp: ... else:
-        loss.backward()`)."""
+        loss.backward()`), `if not x:` against `if x:`, or an `assert not x` that `a` runs
+        after against an `if x:` around `b` (open_lm's `assert not args.fsdp` before its
+        GradScaler)."""
         sides = dict(self._branch_sides(a))
         return any(key in sides and sides[key] != side for key, side in self._branch_sides(b))
 
     def _branch_sides(self, node: cst.CSTNode) -> Iterator[tuple[tuple[Optional[cst.CSTNode], str], bool]]:
-        """(function, test text) -> True in the body, False in the else, for each enclosing `if`."""
-        child = node
+        """(function, test text) -> whether the test holds where `node` runs: True in the body
+        of an enclosing `if`, False in its else (a `not` flips it), True after an `assert` of
+        it earlier in an enclosing block of the same function."""
+        child, scope = node, True
         for anc in self.ancestors(node):
             if isinstance(anc, cst.If) and child is not anc.test:
-                yield (self.enclosing_function(anc), self.condition_text(anc.test)), child is anc.body
+                yield _holds(self, anc, anc.test, child is anc.body)
+            elif scope and isinstance(anc, (cst.IndentedBlock, cst.Module)):
+                for stmt in anc.body:
+                    if stmt is child:
+                        break
+                    for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                        if isinstance(small, cst.Assert):
+                            yield _holds(self, small, small.test, True)
+            scope = scope and not isinstance(anc, (cst.FunctionDef, cst.ClassDef))
             child = anc
 
     def returns_of(self, fn: cst.FunctionDef) -> list[cst.Return]:
@@ -521,3 +533,11 @@ def package_of(module_name: str, path: str) -> str:
     if path.replace("\\", "/").endswith("/__init__.py") or path == "__init__.py":
         return module_name
     return module_name.rpartition(".")[0]
+
+
+def _holds(tree: SourceTree, at: cst.CSTNode, test: cst.BaseExpression, side: bool) -> tuple[tuple[Optional[cst.CSTNode], str], bool]:
+    """A test's key (its function, its canonical text with any `not` taken off) and whether it
+    holds (`side`, flipped by each `not`)."""
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, side = test.expression, not side
+    return (tree.enclosing_function(at), tree.condition_text(test)), side

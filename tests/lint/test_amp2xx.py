@@ -139,6 +139,10 @@ def test_reduce_dtype_float32_none_omitted_or_an_expression_is_never_reported_st
     _assert_clean("clean_fsdp2_reduce_dtype.py")
 
 
+def test_fsdp1_plain_scaler_built_only_where_an_assert_or_a_negated_test_rules_fsdp_out_is_silent() -> None:
+    _assert_clean("clean_fsdp1_plain_scaler_asserted_off.py")
+
+
 def test_fsdp1_plain_scaler_replaced_only_by_a_plain_one_or_elsewhere_is_flagged() -> None:
     _assert_marked("amp206_fsdp1_plain_scaler_replaced_by_another_plain.py")
 
