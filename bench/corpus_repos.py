@@ -246,6 +246,22 @@ REPOS: tuple[Repo, ...] = (
     Repo("facebookresearch/ImageBind", "53680b02d7e37b19b124fa37bae4b6c98c38f5be", K.MULTIMODAL, late=True),
     Repo("Visual-Attention-Network/VAN-Classification", "e19779b53a1b0828b51ecb4412d577541aee83a7", K.VISION, late=True),
     Repo("ViTAE-Transformer/ViTPose", "c050ed29112da7704797cc1a65af0234b525010d", K.DETECTION, late=True),
+    # -- and a second batch of fifteen, linted with the rules after the first batch's fixes --------
+    Repo("mlfoundations/open_lm", "9bb92ef1689333534b7057942a20d18a46d1fa52", K.LLM, late=True),
+    Repo("ifzhang/ByteTrack", "d1bf0191adff59bc8fcfeaa0b33d3d1642552a99", K.DETECTION, late=True),
+    Repo("Project-MONAI/tutorials", "b3c6c998c931d78b61c4d32b37f962a987400f8a", K.RESEARCH, late=True),
+    Repo("descriptinc/descript-audio-codec", "c7cfc5d2647e26471dc394f95846a0830e7bec34", K.TTS_GAN, late=True),
+    Repo("LAION-AI/CLAP", "1fd4c37df5ffbfcfbad5415c170bc66cf94c9994", K.MULTIMODAL, late=True),
+    Repo("facebookresearch/TimeSformer", "a5ef29a7b7264baff199a30b3306ac27de901133", K.VISION, late=True),
+    Repo("cloneofsimo/lora", "d84074b3e3496f1cfa8a3f49b8b9972ef463b483", K.DIFFUSION, late=True),
+    Repo("Lightning-AI/lit-llama", "2a464de2a1d2f266614d15091d3d7f30330c3ede", K.LLM, late=True),
+    Repo("facebookresearch/lingua", "437d680e521873bb5971067148a69587790da853", K.LLM, late=True),
+    Repo("facebookresearch/MetaCLIP", "f47f7841f6a91cc5676729a3d125519393d87d1e", K.MULTIMODAL, late=True),
+    Repo("Sense-X/UniFormer", "52a0415e4e0dda880fab8ffbc710e4d8e171149d", K.VISION, late=True),
+    Repo("megvii-research/NAFNet", "2b4af71ebe098a92a75910c233a3965a3e93ede4", K.VISION, late=True),
+    Repo("facebookresearch/dinov3", "6876159a11b4df116f30f667f8c9888617df0751", K.VISION, late=True),
+    Repo("NVlabs/MambaVision", "7860a506b2eb844eaaae676f08461ce8c3c26f43", K.VISION, late=True),
+    Repo("hustvl/YOLOP", "8d8f68df318c71f01d6f813c024df646c7d1978f", K.DETECTION, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
