@@ -17,6 +17,7 @@ from typing import Optional
 import libcst as cst
 
 from ampcheck.findings import Finding, Fix
+from ampcheck.lint import notebook
 from ampcheck.lint.bindings import Bindings, named_like_optimizer
 from ampcheck.lint.casts import Casts
 from ampcheck.lint.consteval import ConstEval
@@ -134,6 +135,13 @@ class FileModel(SourceTree):
         }
 
     # -- reporting -----------------------------------------------------------------------------------
+    def line_name(self, node: cst.CSTNode) -> str:
+        """How a message names the line `node` starts on: "line 12", or in a notebook, whose
+        findings are shown cell by cell, "line 3 of cell 7"."""
+        line = self.range(node).start.line
+        place = notebook.cell_line(self.source, line) if self.path.endswith(".ipynb") else None
+        return f"line {line}" if place is None else f"line {place[1]} of cell {place[0]}"
+
     def finding(
         self, code: str, node: cst.CSTNode, message: str, fix: Optional[Fix] = None
     ) -> Finding:

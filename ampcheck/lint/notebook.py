@@ -168,6 +168,17 @@ def _join(cells: list[_Cell]) -> tuple[str, list[tuple[int, int]]]:
     return "".join(lines), line_map
 
 
+def cell_line(virtual: str, line: int) -> Optional[tuple[int, int]]:
+    """(cell, line within it) of a 1-based line of a notebook's virtual source, as a finding
+    there is shown; None for a line before any cell marker."""
+    found = None
+    for number, text in enumerate(virtual.splitlines(keepends=True)[:line], start=1):
+        marker = _MARKER_LINE.match(text)
+        if marker:
+            found = (int(marker.group(1)), number)
+    return None if found is None else (found[0], max(line - found[1], 1))
+
+
 def split_cells(virtual: str) -> dict[int, str]:
     """Cell index -> its text, cut at the marker lines of a (possibly fixed) virtual source."""
     texts: dict[int, list[str]] = {}

@@ -22,6 +22,13 @@ def test_findings_point_at_cell_line_and_column(copy_fixture):
     assert result.findings[0].location == "finetune.ipynb:cell 3:4:10"
 
 
+def test_a_message_names_the_lines_it_cites_within_their_cell(copy_fixture):
+    copy_fixture("backward_in_autocast.ipynb")
+    [finding] = run(["backward_in_autocast.ipynb"], cache=False).findings
+    assert (finding.code, finding.cell, finding.line) == ("AMP301", 3, 6)
+    assert "the autocast region opened on line 4 of cell 3" in finding.message
+
+
 def test_magics_shell_escapes_and_help_are_neutralised_not_reported():
     nb = notebook.load((SHELL / "finetune.ipynb").read_text())
     lines = nb.source.splitlines()

@@ -62,10 +62,9 @@ STEP_KINDS = frozenset({EventKind.OPT_STEP, EventKind.SCALER_STEP})
 
 def where(region: AutocastRegion, model: FileModel) -> str:
     """How a message names the region: its line, and the call site for an entered function."""
-    line = model.range(region.anchor).start.line
-    text = f"the autocast region opened on line {line}"
+    text = f"the autocast region opened on {model.line_name(region.anchor)}"
     if region.via:
-        text += f" (entered through the call on line {model.range(region.via[0]).start.line})"
+        text += f" (entered through the call on {model.line_name(region.via[0])})"
     return text
 
 
