@@ -111,8 +111,15 @@ class Regions:
         return None
 
     def active(self, node: cst.CSTNode) -> Optional[AutocastRegion]:
+        """The region around `node` that may be enabled there: not `enabled=False`, and not
+        `enabled=args.amp` around code that runs only where `args.amp` is false (the else of
+        `if args.amp:` inside the block)."""
         r = self.enclosing(node)
-        return None if r is None or r.enabled is False else r
+        if r is None or r.enabled is False:
+            return None
+        toggle = next((a.value for a in r.call.args if a.keyword is not None and a.keyword.value == "enabled"), None) \
+            if r.enabled is None and r.call is not None else None
+        return None if toggle is not None and self.tree.known(node, toggle) is False else r
 
     @property
     def enters_autocast(self) -> bool:

@@ -402,6 +402,13 @@ class SourceTree(_Indexes):
         sides = dict(self._branch_sides(a))
         return any(key in sides and sides[key] != side for key, side in self._branch_sides(b))
 
+    def known(self, node: cst.CSTNode, test: cst.BaseExpression) -> Optional[bool]:
+        """Whether `test` (an expression of the function `node` is in) holds where `node` runs,
+        as the `if`s and `assert`s around it say (`loss.backward()` in the else of `if
+        args.amp:` runs with `args.amp` false); None when they say nothing of it."""
+        key, side = _holds(self, test, test, True)
+        return next((s == side for k, s in self._branch_sides(node) if k == key), None)
+
     def _branch_sides(self, node: cst.CSTNode) -> Iterator[tuple[tuple[Optional[cst.CSTNode], str], bool]]:
         """(function, test text) -> whether the test holds where `node` runs: True in the body
         of an enclosing `if`, False in its else (a `not` flips it), True after an `assert` of

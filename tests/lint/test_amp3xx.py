@@ -29,6 +29,10 @@ def test_backward_in_autocast_of_a_timed_training_step_or_a_step_function_is_fla
     _assert_marked("amp301_timed_training_step_in_autocast.py")
 
 
+def test_backward_in_autocast_is_flagged_only_where_the_blocks_enabled_toggle_may_be_on() -> None:
+    _assert_marked("amp301_only_where_the_toggle_is_on.py")
+
+
 def test_backward_in_autocast_whose_gradients_reach_no_optimizer_is_silent() -> None:
     # a timed backward, a gradient-flow test, a saliency map
     _assert_clean("clean_backward_in_autocast_updating_nothing.py")
