@@ -562,7 +562,7 @@ class Bindings:
         it or takes it as a parameter (a closure's free name is its outer function's), else
         the module; a `self.` attribute's class; for an attribute of an attribute
         (`self.executor.scaler`, `engine.state.scaler`), where its first name is bound."""
-        if isinstance(recv, cst.Attribute) and isinstance(recv.value, cst.Attribute):
+        if isinstance(recv, cst.Attribute) and self._chain_scope(recv) is not False:
             return self._chain_scope(recv)
         if not isinstance(recv, cst.Name):
             return self._scope_of(recv, key)
@@ -574,13 +574,13 @@ class Bindings:
         return self._scope_of(recv, key) if self.tree.enclosing_function(recv) is None else None
 
     def _chain_scope(self, expr: cst.Attribute) -> Union[None, cst.CSTNode, bool]:
-        """The scope of the first name of `a.b.c`: one identity for the chain in every method
-        of a class (`self.`) or wherever that name is bound; False where it is no plain chain
-        or the chain is one attribute deep (those are the assignments' own keys)."""
+        """The scope of the first name of `a.b` or `a.b.c`: one identity for the chain in every
+        method of a class (`self.b.c`) or wherever `a` is bound; False where it is no plain
+        chain, or is `self.b` (a class attribute, the assignments' own key)."""
         root: cst.BaseExpression = expr
         while isinstance(root, cst.Attribute):
             root = root.value
-        if not isinstance(root, cst.Name) or not isinstance(expr.value, cst.Attribute):
+        if not isinstance(root, cst.Name) or (root.value == "self" and expr.value is root):
             return False
         if root.value == "self":
             fn = self.tree.enclosing_function(expr)

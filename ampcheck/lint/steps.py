@@ -303,11 +303,6 @@ class StepEvents:
         out: list[Event] = []
         outer, self._reached_scalers = self._reached_scalers, {}
         try:
-            for op in frame.fn.ops:  # (met before they are used: a hand-off may come first)
-                refs = (op.callee.recv,) if isinstance(op.callee, Method) else ()
-                for ref in (*refs, *op.args, *(v for _, v in op.kwargs)):
-                    if isinstance(ref, Member) and ref.binding is not None and ref.binding.kind == "scaler":
-                        self.val(ref, frame)
             self._replay(frame, out, follow)
         finally:
             self._reached_scalers = outer
@@ -673,6 +668,11 @@ class StepEvents:
 
     # -- replay ------------------------------------------------------------------------------------
     def _replay(self, frame: _Frame, out: list[Event], follow: bool) -> None:
+        for op in frame.fn.ops:  # the scalers it reaches through objects, met before their uses
+            refs = (op.callee.recv,) if isinstance(op.callee, Method) else ()
+            for ref in (*refs, *op.args, *(v for _, v in op.kwargs)):
+                if isinstance(ref, Member) and ref.binding is not None and ref.binding.kind == "scaler":
+                    self.val(ref, frame)
         for op in frame.fn.ops:
             if len(out) > _MAX_EVENTS:
                 return
@@ -741,7 +741,15 @@ class StepEvents:
                 # accelerator.backward(loss), engine.backward(loss), fairseq's
                 # optimizer.backward(loss), an object that holds the scaler (`accel.backward(loss)`
                 # beside `accel.scaler`): the framework scales
-                if not (resolve and self._follow_method(op, recv, name, frame, guards, out, follow)):
+                held = self._reached_through(recv)
+                if resolve and self._follow_method(op, recv, name, frame, guards, out, follow):
+                    pass
+                elif len(held) == 1:  # it scales with the one scaler it holds (`accel.scaler`)
+                    [s] = held
+                    out.append(self._event(
+                        EventKind.SCALED_BACKWARD, op, frame, guards, scaler=s, binding=self._reached_scalers[s], spelled=s,
+                    ))
+                else:
                     out.append(self._event(EventKind.OPAQUE, op, frame, guards, target=frozenset({recv.text or "backward"})))
             else:
                 out.append(self._event(EventKind.BACKWARD, op, frame, guards))
