@@ -53,6 +53,16 @@ def _dotted_from(path: Path, base: Path) -> Optional[str]:
     return ".".join(parts) if parts and all(p.isidentifier() for p in parts) else None
 
 
+def _taken_from(packages: tuple[str, ...], defined: Iterable[str]) -> Optional[re.Pattern[str]]:
+    """`from pkg import (..., Name, ...)` or `pkg.Name` for a package and a name of `defined`."""
+    names = sorted(set(defined))
+    if not packages or not names:
+        return None
+    pkg = "|".join(re.escape(p) for p in sorted(packages))
+    name = "|".join(re.escape(n) for n in names)
+    return re.compile(rf"from\s+(?:{pkg})\s+import\s+(?:\([^)]*?|[^\n]*?)\b(?:{name})\b|\b(?:{pkg})\.(?:{name})\b")
+
+
 def project_root(config_path: Optional[Path], paths: list[str], cwd: Path) -> Path:
     """The folder of the config file, else the repository root above the paths, else `cwd`."""
     if config_path is not None:
@@ -128,13 +138,15 @@ class Project:
         name = self.module_name(path)
         own = own if own is not None else self.subproject(path)
         there = _dotted_from(Path(os.path.abspath(path)), own) if own != self.root else None
-        names = (name,) if there is None or "." not in there else (name, there)  # (a bare stem says too little)
-        return names + self._reexported_by(Path(os.path.abspath(path)), names)
+        return (name,) if there is None or "." not in there else (name, there)  # (a bare stem says too little)
 
-    def _reexported_by(self, path: Path, names: tuple[str, ...]) -> tuple[str, ...]:
+    def reexported_by(self, path: str) -> tuple[str, ...]:
         """The packages whose `__init__.py` imports from the module at `path` (`from .base
         import *`, `from .base import Trainer`), and the packages above that re-export those in
         turn: `from efficientvit.apps.trainer import Trainer` reaches `...trainer.base`."""
+        return self._reexported_by(Path(os.path.abspath(path)), self.import_names(path))
+
+    def _reexported_by(self, path: Path, names: tuple[str, ...]) -> tuple[str, ...]:
         out: list[str] = []
         while True:
             module = path.parent if path.name == "__init__.py" else path
@@ -265,18 +277,24 @@ class Project:
 
     # -- searching the project -----------------------------------------------------------------
     @timed(Phase.CALLERS)
-    def files_mentioning(self, modules: tuple[str, ...], names: Iterable[str]) -> list[str]:
+    def files_mentioning(
+        self, modules: tuple[str, ...], names: Iterable[str], packages: tuple[str, ...] = (), defined: Iterable[str] = (),
+    ) -> list[str]:
         """The project's Python files (absolute paths) that name a module by one of the dotted
-        names `modules` (its import names), or relatively by its last part, and any of
-        `names`: where the callers of those functions may be. Every file is read once per run."""
-        stems = sorted({m.rpartition(".")[2] for m in modules})
+        names `modules` (its import names), or relatively by its last part, or that take one
+        of the names it `defined` from a package re-exporting it (`packages`: `from pkg import
+        Trainer`, `pkg.Trainer`), and any of `names`: where the callers of those functions may
+        be. Every file is read once per run."""
+        stem = modules[0].rpartition(".")[2]
         named = re.compile("|".join(rf"\b{re.escape(n)}\b" for n in sorted(names)))
-        relative = re.compile("|".join(
-            rf"from\s+\.+\s*import\s+[^\n]*\b{re.escape(stem)}\b|from\s+\.+{re.escape(stem)}\b" for stem in stems
-        ))
+        relative = re.compile(rf"from\s+\.+\s*import\s+[^\n]*\b{re.escape(stem)}\b|from\s+\.+{re.escape(stem)}\b")
+        taken = _taken_from(packages, defined)
         return [
             path for path, text in self._project_texts().items()
-            if any(stem in text for stem in stems) and (any(m in text for m in modules) or relative.search(text))
+            if (
+                (stem in text and (any(m in text for m in modules) or relative.search(text)))
+                or (taken is not None and any(p in text for p in packages) and taken.search(text))
+            )
             and named.search(text)
         ]
 
@@ -301,9 +319,12 @@ class Project:
         """The project's files that can hold objects of the module `near`: all of them, but in
         a repository of several projects, those of its own project and those that name it."""
         own = self.subproject(near) if near else self.root
-        names = self.import_names(near, own) if near else ()
+        if own == self.root:
+            yield from self._project_texts().items()
+            return
+        names = (*self.import_names(near, own), *self.reexported_by(near))
         for path, text in self._project_texts().items():
-            if own == self.root or _inside(Path(path), own) or any(n in text for n in names):
+            if _inside(Path(path), own) or any(n in text for n in names):
                 yield path, text
 
     def _project_texts(self) -> dict[str, str]:

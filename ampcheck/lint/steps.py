@@ -562,7 +562,10 @@ class StepEvents:
         wanted = {fn.name for fn in self._in_context if fn.key}
         if not wanted:
             return
-        paths = set(self.project.files_mentioning(self.project.import_names(self.path), wanted)) - {self.path}
+        defined = [*self.home.classes, *(k for k in self.home.functions if k and "." not in k)]
+        paths = set(self.project.files_mentioning(
+            self.project.import_names(self.path), wanted, self.project.reexported_by(self.path), defined,
+        )) - {self.path}
         for path in sorted(paths):
             module = self.project.summary(path)
             if module is None:
