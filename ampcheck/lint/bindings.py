@@ -150,8 +150,9 @@ class Bindings:
             if isinstance(target, cst.Name):
                 if target.value != name.value:
                     continue
-                if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value == "values" and not it.args:
-                    return _names_optimizers(it.func.value)
+                walked = _called_on(it, "values")
+                if walked is not None:
+                    return _names_optimizers(walked)
                 if isinstance(it, (cst.List, cst.Tuple)):
                     return bool(it.elements) and all(self.is_optimizer(e.value, name) for e in it.elements)
                 return _names_optimizers(it)
@@ -159,8 +160,9 @@ class Bindings:
             if not any(isinstance(n, cst.Name) and n.value == name.value for n in names):
                 continue
             second = len(names) == 2 and isinstance(names[1], cst.Name) and names[1].value == name.value
-            if second and isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value == "items" and not it.args:
-                return _names_optimizers(it.func.value)
+            pairs = _called_on(it, "items")
+            if second and pairs is not None:
+                return _names_optimizers(pairs)
             if second and isinstance(it, cst.Call) and dotted(it.func) == "enumerate" and len(it.args) == 1:
                 return _names_optimizers(it.args[0].value)
             return False
@@ -562,8 +564,9 @@ class Bindings:
         it or takes it as a parameter (a closure's free name is its outer function's), else
         the module; a `self.` attribute's class; for an attribute of an attribute
         (`self.executor.scaler`, `engine.state.scaler`), where its first name is bound."""
-        if isinstance(recv, cst.Attribute) and self._chain_scope(recv) is not False:
-            return self._chain_scope(recv)
+        chain = self._chain_scope(recv) if isinstance(recv, cst.Attribute) else False
+        if chain is not False:
+            return chain
         if not isinstance(recv, cst.Name):
             return self._scope_of(recv, key)
         fn = self.tree.enclosing_function(recv)
@@ -602,6 +605,13 @@ class Bindings:
             and self.tree.enclosing_function(node) is fn
             for node in self.tree.attributes
         )
+
+
+def _called_on(expr: cst.BaseExpression, method: str) -> Optional[cst.BaseExpression]:
+    """`x` of `x.<method>()` called with no arguments (`optimizers.values()`)."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == method and not expr.args:
+        return expr.func.value
+    return None
 
 
 def _names_optimizers(expr: cst.BaseExpression) -> bool:

@@ -2,18 +2,20 @@
 
 API (facet `model.regions`):
 
-- `AutocastRegion(node, call, device, dtype, enabled, body, via)`:
+- `AutocastRegion(node, call, device, dtype, enabled, body, via, toggle)`:
   `node` is the `with` statement or the function the region covers; `call` the
   `autocast(...)` call that configures it (for a stored manager, the call in the assignment);
   `device` the device type string as written (`"cuda"`, `"cpu"`, or an invalid `"cuda:0"`),
   None when unknown; `dtype` `"float16"`/`"bfloat16"`/... from an explicit `dtype=`, else the
   device default (CUDA float16, CPU bfloat16) when the device is certain, else None;
   `enabled` True / False / None ("maybe"); `body` the block that runs under it; `via` the call
-  sites for a function entered from inside another region.
+  sites for a function entered from inside another region; `toggle` the `enabled=` expression
+  of a maybe-enabled region written here (`enabled=args.amp`).
 - `model.regions.all`: every region in the file.
 - `model.regions.enclosing(node)`: the innermost region covering `node`, a disabled one
   included, so callers see that `autocast(enabled=False)` turned autocast off there.
-- `model.regions.active(node)`: the innermost region unless it is certainly disabled.
+- `model.regions.active(node)`: the innermost region unless it is certainly disabled, at
+  `node` too (`node` on the branch where its toggle is false).
 - `model.regions.enters_autocast`: whether the file itself may run code under autocast.
 - `model.regions.config(call)`: the (device, dtype, enabled) of one `autocast(...)` call.
 
@@ -63,6 +65,7 @@ class Config:
     dtype: Optional[str]
     enabled: Optional[bool]
     call: Optional[cst.Call]
+    toggle: Optional[cst.BaseExpression] = None  # the `enabled=` expression whose value is unknown
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,6 +77,7 @@ class AutocastRegion:
     enabled: Optional[bool]
     body: cst.BaseSuite
     via: tuple[cst.Call, ...] = ()
+    toggle: Optional[cst.BaseExpression] = None
 
     @property
     def anchor(self) -> cst.CSTNode:
@@ -117,9 +121,7 @@ class Regions:
         r = self.enclosing(node)
         if r is None or r.enabled is False:
             return None
-        toggle = next((a.value for a in r.call.args if a.keyword is not None and a.keyword.value == "enabled"), None) \
-            if r.enabled is None and r.call is not None else None
-        return None if toggle is not None and self.tree.known(node, toggle) is False else r
+        return None if r.enabled is None and r.toggle is not None and self.tree.known(node, r.toggle) is False else r
 
     @property
     def enters_autocast(self) -> bool:
@@ -289,7 +291,7 @@ class Regions:
             dtype = DEFAULT_DTYPE.get(device)
         enabled_expr = _arg(args, params, "enabled")
         enabled = True if enabled_expr is None else consts.truth(enabled_expr)
-        return Config(device, dtype, enabled, call)
+        return Config(device, dtype, enabled, call, enabled_expr if enabled is None else None)
 
 
 def _arg(args: Sequence[cst.Arg], params: Sequence[str], name: str) -> Optional[cst.BaseExpression]:
@@ -323,4 +325,5 @@ def _region(
         enabled=enabled,
         body=body,
         via=via,
+        toggle=configs[0].toggle if len(configs) == 1 else None,
     )

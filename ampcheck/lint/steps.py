@@ -736,15 +736,15 @@ class StepEvents:
         positional = [a for a in op.args if a is not None]
         if name == "backward":
             scaled = self._scaler(recv.scaled_by) if recv.scaled_by is not None else None
+            held = self._reached_through(recv)  # the scalers it holds (`accel.scaler`)
             if scaled is not None:
                 out.append(self._event(EventKind.SCALED_BACKWARD, op, frame, guards, scaler=scaled[0], binding=scaled[1], spelled=_spelling(op, scaled=True)))
             elif resolve and recv.cls is not None and self._follow_method(op, recv, name, frame, guards, out, follow):
                 pass  # an object of a project class (an AMP manager's `backward(loss)`): what its method does
-            elif positional and (framework_backward(recv.text) or self._is_optimizer(recv) or self._reached_through(recv)):
+            elif positional and (framework_backward(recv.text) or self._is_optimizer(recv) or held):
                 # accelerator.backward(loss), engine.backward(loss), fairseq's
                 # optimizer.backward(loss), an object that holds the scaler (`accel.backward(loss)`
                 # beside `accel.scaler`): the framework scales
-                held = self._reached_through(recv)
                 if resolve and self._follow_method(op, recv, name, frame, guards, out, follow):
                     pass
                 elif len(held) == 1:  # it scales with the one scaler it holds (`accel.scaler`)
