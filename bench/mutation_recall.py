@@ -206,6 +206,34 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         for kind, line in (("drop_update", 226), ("drop_update", 453), ("drop_scale", 107), ("drop_scale", 400))
     },
     **{
+        (repo, path, kind, line):
+            "fairseq's own DynamicLossScaler (scale(loss) and update() of another API), not a torch GradScaler"
+        for repo, path, lines in (
+            ("facebookresearch/metaseq", "metaseq/optim/fp16_optimizer.py", (("drop_update", 220), ("drop_update", 447), ("drop_scale", 89), ("drop_scale", 380))),
+            ("microsoft/unilm", "decoding/GAD/fairseq/optim/fp16_optimizer.py", (("drop_update", 214), ("drop_update", 435), ("drop_scale", 100), ("drop_scale", 384))),
+            ("microsoft/unilm", "decoding/IAD/fairseq/fairseq/optim/fp16_optimizer.py", (("drop_update", 214), ("drop_update", 435), ("drop_scale", 100), ("drop_scale", 384))),
+            ("microsoft/unilm", "edgelm/fairseq/optim/fp16_optimizer.py", (("drop_update", 218), ("drop_update", 443), ("drop_scale", 104), ("drop_scale", 392))),
+            ("microsoft/unilm", "kosmos-2/fairseq/fairseq/optim/fp16_optimizer.py", (("drop_update", 220), ("drop_update", 447), ("drop_scale", 104), ("drop_scale", 394))),
+        )
+        for kind, line in lines
+    },
+    ("microsoft/unilm", "kosmos-2/fairseq/fairseq/ds_trainer.py", "drop_update", 410):
+        "fairseq's own DynamicLossScaler (check_overflow(overflow=...) then update()), not a torch GradScaler",
+    **{
+        ("pytorch/benchmark", path, "drop_scale", line):
+            "the benchmark's DummyGradScaler, whose scale(loss) returns the loss unchanged, not a torch GradScaler"
+        for path, line in (
+            ("torchbenchmark/util/env_check.py", 489),
+            ("userbenchmark/dynamo/dynamobench/huggingface.py", 568),
+            ("userbenchmark/dynamo/dynamobench/timm_models.py", 426),
+            ("userbenchmark/dynamo/dynamobench/torchbench.py", 488),
+        )
+    },
+    ("pytorch/benchmark", "torchbenchmark/models/pytorch_unet/__init__.py", "drop_update", 77):
+        "train() builds a new GradScaler at each call and steps it once: update() on a scaler dropped right after changes nothing that is ever read",
+    ("microsoft/DeBERTa", "DeBERTa/optims/fp16_optimizer.py", "drop_scale", 113):
+        "DeBERTa's own ExpLossScaler (scale(loss) returns a triple; update(overflow)), not a torch GradScaler",
+    **{
         ("facebookresearch/fairscale", "tests/experimental/optim/test_dynamic_loss_scaler.py", kind, line):
             "fairscale.experimental's DynamicLossScaler, a scaler of its own, not a torch GradScaler"
         for kind, line in (("drop_scale", 57), ("step_to_opt", 58), ("drop_update", 59))
@@ -217,6 +245,8 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     },
     ("FunAudioLLM/CosyVoice", "cosyvoice/utils/train_utils.py", "step_to_opt", 306):
         "the step is already gated on torch.isfinite(grad_norm) after unscale_: it skips where scaler.step would",
+    ("pytorch/rl", "sota-implementations/grpo/grpo-async.py", "step_to_opt", 303):
+        "the step runs only where the unscaled gradients' norm is finite (_tensor_is_finite(grad_norm)): it skips where scaler.step would, and update() reads the inf check unscale_ recorded",
     ("Haian-Jin/LVSM", "train.py", "step_to_opt", 197):
         "after unscale_ every gradient is made finite (nan_to_num_): optimizer.step() takes unscaled, finite gradients, and update() reads the inf check unscale_ recorded",
     **{
