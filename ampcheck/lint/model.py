@@ -23,7 +23,7 @@ from ampcheck.lint.casts import Casts
 from ampcheck.lint.consteval import ConstEval
 from ampcheck.lint.program import ModuleSummary, StatementPrograms, build_summary
 from ampcheck.lint.project import Project
-from ampcheck.lint.regions import Regions
+from ampcheck.lint.regions import AutocastRegion, Regions
 from ampcheck.lint.steps import Event, EventKind, StepEvents
 from ampcheck.lint.timings import Phase, timed
 from ampcheck.lint.tree import Positions, SourceTree, StatementIndexes
@@ -135,6 +135,16 @@ class FileModel(SourceTree):
         }
 
     # -- reporting -----------------------------------------------------------------------------------
+    def runs_without_grad(self, region: AutocastRegion) -> bool:
+        """Whether autograd is off wherever an autocast region runs (`with torch.no_grad(),
+        autocast():`, a region inside `no_grad()` or a `@torch.no_grad()` function, or every
+        call that enters it so): nothing computed there reaches a backward."""
+        if region.via:
+            return all(self.casts.grad_disabled(c) for c in region.via)
+        if isinstance(region.node, cst.With) and any(self.casts.disables_grad(i.item) for i in region.node.items):
+            return True
+        return self.casts.grad_disabled(region.node)
+
     def line_name(self, node: cst.CSTNode) -> str:
         """How a message names the line `node` starts on: "line 12", or in a notebook, whose
         findings are shown cell by cell, "line 3 of cell 7"."""

@@ -147,13 +147,7 @@ def manual_cast_in_autocast(model: FileModel) -> Iterable[Finding]:
 def _inference(model: FileModel, region: AutocastRegion, cast: Cast) -> bool:
     """Autocast used for inference (grad disabled around the cast, the region, or every call
     that enters it): there a manual cast usually feeds a kernel or engine on purpose."""
-    if cast.no_grad:
-        return True
-    if region.via:
-        return all(model.casts.grad_disabled(c) for c in region.via)
-    if isinstance(region.node, cst.With) and any(model.casts.disables_grad(i.item) for i in region.node.items):
-        return True
-    return model.casts.grad_disabled(region.node)
+    return cast.no_grad or model.runs_without_grad(region)
 
 
 @check("AMP304")

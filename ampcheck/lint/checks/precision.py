@@ -54,7 +54,7 @@ def fp16_without_scaler(model: FileModel) -> Iterable[Finding]:
     for region in model.regions.all:
         if region.dtype != "float16" or region.enabled is False or region.via or id(region.anchor) in seen:
             continue
-        if not _backward_follows(model, region.node):
+        if model.runs_without_grad(region) or not _backward_follows(model, region.node):
             continue
         seen.add(id(region.anchor))
         when = " (when enabled)" if region.enabled is None else ""
