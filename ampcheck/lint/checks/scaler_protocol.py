@@ -278,8 +278,11 @@ def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
         if step.blocked(last.scaler, o.target, at=o, since=last):
             continue
         s, b = last.scaler, scalers[last.scaler]
-        if any(step.alternative(o, x, b, s) for x in step.events if x.kind in _SCALER_EVENTS and x.scaler == s):
-            continue  # `if scaler is None: opt.step() else: scaler.step(opt)`
+        if any(
+            step.alternative(o, x, b, s) and not exclusive(x, last)
+            for x in step.events if x.kind in _SCALER_EVENTS and x.scaler == s
+        ):
+            continue  # `if scaler is None: opt.step() else: scaler.step(opt)` after the scaled backward
         opt = o.target or "optimizer"
         unscaled = [
             x for x in (last, *step.between(last, o))
