@@ -207,7 +207,7 @@ def exclusive(a: Event, b: Event) -> bool:
 # What follows `<object>.<attr>` where code outside a class reaches the scaler on it
 _METHOD = re.compile(r"\s*\.\s*(\w+)\s*(\()?")
 _WRITE = re.compile(r"\s*\.\s*\w+\s*(?:[-+*/@%&|^]|//|<<|>>|\*\*)?=(?!=)")
-_NONE_TEST = re.compile(r"\s+is\s+(?:not\s+)?None\b")
+_COMPARED = re.compile(r"\s*(?:[=!]=|[<>]=?|is\b|in\b|not\s+in\b)")
 _TYPE_OF = re.compile(r"\b(?:isinstance|type)\s*\(\s*[\w.]*$")
 
 
@@ -215,18 +215,31 @@ def _may_call(line: str, start: int, end: int, method: str) -> bool:
     """Whether code that reaches a scaler through another object (`<obj>.<attr>` at
     `line[start:end]`) may call `method` on it (or, for `update`, reset its per-optimizer
     state by writing it): a call of any other GradScaler method (`step`, `state_dict()`,
-    ...), a test of its type or of None, or a module path that happens to end in the same
+    ...), a read of another attribute (`.loss_scale`), a comparison (`is None`,
+    `== "mean_var"`), a test of its type, or a module path that happens to end in the same
     word (`torch.cuda.amp.grad_scaler`) cannot; anything else (handed on, stored, replaced,
     written) may. A comment is no code."""
     rest = line[end:]
     if line.lstrip().startswith(("from ", "import ")) or "#" in line[:start]:
         return False
-    if _NONE_TEST.match(rest) or _TYPE_OF.search(line[:start]):
+    if _COMPARED.match(rest) or _TYPE_OF.search(line[:start]):
         return False
     called = _METHOD.match(rest)
     if called is None:
         return True
     return called.group(1) == method or _WRITE.match(rest) is not None
+
+
+def _attr_names(line: list[ClassRef], attr: str) -> set[str]:
+    """The names one attribute goes by in a class and its bases: the attribute itself and
+    the properties that return it (`scaler` for `self._grad_scaler`), from either name."""
+    held = _held(line, attr)
+    return {held} | {a for _, c in line for a, h in c.aliases.items() if h == held}
+
+
+def _held(line: list[ClassRef], attr: str) -> str:
+    """The attribute a property returns (`_grad_scaler` for `scaler`), or `attr` itself."""
+    return next((c.aliases[attr] for _, c in line if attr in c.aliases), attr)
 
 
 def _calls_on_attr(module: ModuleSummary, cls: ClassInfo, attr: str, methods: tuple[str, ...]) -> bool:
@@ -383,9 +396,11 @@ class StepEvents:
         line = list(self.project.mro(module, cls))
         if any(isinstance(c, Method) and c.name == "scale" for m, k in line for c in _callees(m, k)):
             return None  # (through an alias too: `scaler = self.scaler; scaler.scale(loss)`)
-        stepped = {
-            attr: b for m, k in line for attr, b in k.attrs.items()
-            if b.kind == "scaler" and not b.inferred and any(_calls_on_attr(m2, k2, attr, ("step", "unscale_")) for m2, k2 in line)
+        stepped = {  # by the attribute that holds it: a property returning it is the same scaler
+            _held(line, attr): b for m, k in line for attr, b in k.attrs.items()
+            if b.kind == "scaler" and not b.inferred and any(
+                _calls_on_attr(m2, k2, name, ("step", "unscale_")) for name in _attr_names(line, attr) for m2, k2 in line
+            )
         }
         if len(stepped) != 1:
             return None
@@ -404,10 +419,7 @@ class StepEvents:
         that builds and steps a scaler of its own (a detectron2 `SimpleTrainer`'s) keeps
         its update to itself."""
         line = list(self.project.mro(module, cls))
-        # the attribute and the properties that return it (`scaler` for `self._grad_scaler`)
-        held = next((c.aliases[attr] for _, c in line if attr in c.aliases), attr)
-        names = {held} | {a for _, c in line for a, h in c.aliases.items() if h == held}
-        return all(self._name_never_calls(module, cls, line, name, method) for name in sorted(names))
+        return all(self._name_never_calls(module, cls, line, name, method) for name in sorted(_attr_names(line, attr)))
 
     def _name_never_calls(
         self, module: ModuleSummary, cls: ClassInfo, line: list[ClassRef], attr: str, method: str,
