@@ -120,15 +120,16 @@ class _Step:
         condition `b` is not under (those that switch AMP itself aside)."""
         return a.loops == b.loops and self.conditions(a, scaler, text) <= self.conditions(b, scaler, text)
 
-    def checks_nonfinite(self, a: Event, b: Event) -> bool:
-        """Whether the code looks for (or repairs) inf/NaN between `a` and `b`, or `b` runs only
-        when a check it sits under passes (`if torch.isfinite(norm): opt.step()`). A check that
-        `a` sits under too came before it (`if np.isnan(loss): raise` ahead of the backward): a
-        finite loss says nothing of the gradients the backward then overflows."""
-        if any(x.kind == EventKind.NONFINITE for x in self.between(a, b)):
+    def checks_nonfinite(self, a: Optional[Event], b: Event) -> bool:
+        """Whether the code looks for (or repairs) inf/NaN between `a` (the sequence's start
+        when None) and `b`, or `b` runs only when a check it sits under passes (`if
+        torch.isfinite(norm): opt.step()`). A check that `a` sits under too came before it
+        (`if np.isnan(loss): raise` ahead of the backward): a finite loss says nothing of the
+        gradients the backward then overflows."""
+        if any(x.kind == EventKind.NONFINITE for x in (self.between(a, b) if a else self.events[: self.index(b)])):
             return True
         return any(
-            g.test is not None and g.kind is not GuardKind.FOR and g not in a.guards
+            g.test is not None and g.kind is not GuardKind.FOR and (a is None or g not in a.guards)
             and any(_NONFINITE_WORD.search(w) for w in g.test.words())
             for g in b.guards
         )
@@ -273,7 +274,10 @@ def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
     scalers = step.scalers()
     for o in step.of(EventKind.OPT_STEP):
         last = _last_backward(step, o) or _unscale_without_backward(step, o)
-        if last is None or last.kind not in (EventKind.SCALED_BACKWARD, EventKind.UNSCALE) or last.scaler not in scalers:
+        if last is None:
+            yield from _hand_step_then_update(step, o, scalers)
+            continue
+        if last.kind not in (EventKind.SCALED_BACKWARD, EventKind.UNSCALE) or last.scaler not in scalers:
             continue
         if step.blocked(last.scaler, o.target, at=o, since=last):
             continue
@@ -299,6 +303,30 @@ def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
                 f"`{s}.step({opt})` would have skipped (and backed the scale off for); call `{s}.step({opt})` "
                 "instead, or check the gradients for inf/NaN before stepping by hand")
             )
+
+
+def _hand_step_then_update(step: _Step, o: Event, scalers: dict[str, Binding]) -> Iterator[tuple[Event, str]]:
+    """In a sequence with no backward before the step `o` (a wrapper's `step()` that the
+    framework calls after its `backward(loss)` has scaled the loss), an `update()` after `o`
+    of a scaler that nothing in the sequence steps or unscales: the inf checks it reads were
+    recorded on the gradients of a scaled backward (else it raises "No inf checks were
+    recorded prior to update."), and `o` steps on those same gradients outside the scaler,
+    still scaled or, once unscaled, even when they hold inf/NaN."""
+    if step.checks_nonfinite(None, o):
+        return
+    for u in step.events[step.index(o) + 1:]:
+        s = u.scaler or ""
+        if u.kind != EventKind.UPDATE or s not in scalers or exclusive(u, o) or step.blocked(s, o.target, at=u, since=o):
+            continue
+        if any(x.kind in (EventKind.SCALER_STEP, EventKind.UNSCALE) and x.scaler == s for x in step.events):
+            continue
+        opt = o.target or "optimizer"
+        yield o, (
+            _say(scalers[s], f"`{opt}.step()` is followed by `{s}.update()` but bypasses `{s}.step({opt})`: "
+            "it steps on gradients of a scaled backward, still multiplied by the loss scale or, once unscaled, "
+            f"even when they hold inf/NaN (which `{s}.step` would have skipped); call `{s}.step({opt})` instead")
+        )
+        return
 
 
 def _unscale_without_backward(step: _Step, o: Event) -> Optional[Event]:
