@@ -77,6 +77,7 @@ _SCALED_KEEPERS = frozenset(
      "mul", "div", "mul_", "div_", "multiply", "divide", "neg", "__mul__", "__truediv__"}
 )
 _LINEAR_OPERATORS = (cst.Multiply, cst.Divide)
+_ORDER = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual)  # comparisons by magnitude
 # What a read of a gradient's size is (a norm, an extreme, a power, a number out of a tensor)
 # and what carries a gradient on linearly (its result scales with the gradient).
 _MAGNITUDE_READS = frozenset(
@@ -220,12 +221,14 @@ class Test:
     `text` its canonical spelling (the identity of the test: two `if`s with the same text
     decide alike), `names` the dotted names it reads (`use_amp`, `self.scaler.is_enabled`),
     `calls` the last names of what it calls (`isfinite`, `len`), `strings` its string
-    constants (`"fp16"`)."""
+    constants (`"fp16"`), `ordered` whether it compares by order (`scale > 32768.`: a
+    threshold on a magnitude, never an on/off switch)."""
 
     text: str
     names: tuple[str, ...] = ()
     calls: tuple[str, ...] = ()
     strings: tuple[str, ...] = ()
+    ordered: bool = False
 
     def words(self) -> Iterator[str]:
         """Every identifier part and string the test holds."""
@@ -653,8 +656,11 @@ class _Builder:
 
     def _test(self, expr: cst.BaseExpression) -> Test:
         names, calls, strings = [], [], []
+        ordered = False
         for node in _walk_nodes(self.tree, expr):
-            if isinstance(node, (cst.Name, cst.Attribute)):
+            if isinstance(node, cst.ComparisonTarget):
+                ordered = ordered or isinstance(node.operator, _ORDER)
+            elif isinstance(node, (cst.Name, cst.Attribute)):
                 parent = self.tree.parent(node)
                 if isinstance(parent, cst.Attribute) and parent.value is node:
                     continue  # a part of a longer name
@@ -668,7 +674,9 @@ class _Builder:
             elif isinstance(node, cst.SimpleString):
                 value = node.evaluated_value
                 strings.append(value if isinstance(value, str) else value.decode("latin-1"))
-        return Test(self.tree.condition_text(expr), tuple(dict.fromkeys(names)), tuple(dict.fromkeys(calls)), tuple(strings))
+        return Test(
+            self.tree.condition_text(expr), tuple(dict.fromkeys(names)), tuple(dict.fromkeys(calls)), tuple(strings), ordered
+        )
 
     def _loop_kind(self, loop: Union[cst.For, cst.While]) -> Branch:
         """"retry" for a loop that runs its body once: one whose body ends by leaving it

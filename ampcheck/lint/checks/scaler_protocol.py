@@ -26,6 +26,7 @@ from ampcheck.lint.steps import Event, EventKind, Guard, exclusive, separating
 
 # Conditions that switch AMP on and off; the branches they pick are the scaler's own states.
 _AMP_TOGGLE = re.compile(r"amp|fp16|half|mixed|scal(er|ing)|precision|autocast|dtype|float16", re.I)
+_SCALE_WORD = re.compile(r"scal", re.I)
 _SCALER_EVENTS = (EventKind.SCALED_BACKWARD, EventKind.UNSCALE, EventKind.SCALER_STEP, EventKind.UPDATE, EventKind.SET_SCALE)
 _NOT_SCALERS = frozenset({"model", "loss", "optimizer", "scheduler"})
 # what the optimizer is handed to only to read its parameters (apex's fp32 master copies)
@@ -150,6 +151,21 @@ class _Step:
             if not g.is_loop and g.branch not in (Branch.EXCEPT, Branch.RETRY) and not self.is_toggle(g, scaler, text)
         )
 
+    def covered(self, x: Event, resets: list[Event], scaler: Optional[Binding], text: str) -> bool:
+        """Whether one of `resets` runs on every path `x` runs on: one under no condition `x`
+        lacks, or two on the two sides of one `if` and under no other (`update(new_scale)`
+        above a threshold, `update()` below it)."""
+        cx = self.conditions(x, scaler, text)
+        sides: dict[tuple, set[tuple[Branch, int]]] = {}
+        for r in resets:
+            extra = self.conditions(r, scaler, text) - cx
+            if not extra:
+                return True
+            if len(extra) == 1:
+                [c] = extra
+                sides.setdefault(c.key, set()).add(c.side)
+        return any({(Branch.BODY, 0), (Branch.ORELSE, 0)} <= found for found in sides.values())
+
     def alternative(self, a: Event, b: Event, scaler: Optional[Binding], text: str) -> bool:
         """Whether `a` and `b` sit on the two sides of a condition that switches AMP
         (`if use_amp: scaler.scale(loss).backward() else: loss.backward()`)."""
@@ -162,9 +178,15 @@ class _Step:
         test = g.test
         if test is None:
             return False
-        if any(n == text or n.startswith(text + ".") for n in test.names):
+        if test.ordered:
+            # a threshold: on a precision (`precision < 32`) it switches AMP, on the scale
+            # (`scaler.get_scale() > 32768.`, `scaler_sc < 1.0`) it never does
+            words = [w for w in test.words() if not _SCALE_WORD.search(w)]
+        elif any(n == text or n.startswith(text + ".") for n in test.names):
             return True
-        if any(_AMP_TOGGLE.search(w) for w in test.words()):
+        else:
+            words = list(test.words())
+        if any(_AMP_TOGGLE.search(w) for w in words):
             return True
         toggles = set(scaler.toggles) if scaler is not None else set()
         return any(n in toggles for n in test.names)
@@ -382,17 +404,38 @@ def _amp102(step: _Step) -> Iterator[tuple[Event, str]]:
                         f"update (nothing calls `{s}.update()` and it is never handed on): the second step raises \"step() has already been called "
                         f"since the last update()\" and the scale never adapts; call `{s}.update()` after the step")
                     )
+                elif updates and _scaled_before(step, st, s) and _uncovered(step, st, updates, b, s):
+                    yield st, (
+                        _say(b, f"`{_call_text(s, 'step', st.target)}` runs in each call of this training step, but "
+                        f"only `{s}.update(new_scale)` under another condition resets the scaler and `{s}.update()` "
+                        "is never called: where that condition is false, the next call raises \"step() has already "
+                        f"been called since the last update()\"; call `{s}.update()` after the step on every path")
+                    )
                 continue
-            resets = [u for u in updates if loop in u.loops and not exclusive(u, st)]
-            if any(u.kind == EventKind.UPDATE for u in resets):
-                continue  # (one under another condition than the step is AMP107's)
-            if any(step.conditions(u, b, s) <= step.conditions(st, b, s) for u in resets):
-                continue  # `update(new_scale)` wherever the step runs resets it too
+            if not _uncovered(step, st, [u for u in updates if loop in u.loops], b, s):
+                continue
             yield st, (
                 _say(b, f"`{_call_text(s, 'step', st.target)}` runs every iteration of this loop but `{s}.update()` "
                 "is never called in it: the next iteration raises \"step() has already been called since "
                 f"the last update()\"; call `{s}.update()` once per iteration after the optimizer steps")
             )
+
+
+def _uncovered(step: _Step, st: Event, resets: list[Event], b: Optional[Binding], s: str) -> bool:
+    """Whether no reset among `resets` (of the step `st`'s iteration or call) can run with it
+    and none is `update()`: an `update()` under another condition than the step is AMP107's,
+    and an `update(new_scale)` that runs wherever the step does resets it too."""
+    resets = [u for u in resets if not exclusive(u, st)]
+    if any(u.kind == EventKind.UPDATE for u in resets):
+        return False
+    return not step.covered(st, resets, b, s)
+
+
+def _scaled_before(step: _Step, st: Event, s: str) -> bool:
+    """Whether the sequence back-propagates a loss scaled by `s` before its step `st`: a
+    training step that runs once per call, so a call that leaves the scaler stepped but not
+    reset makes the next call's step raise."""
+    return any(x.kind == EventKind.SCALED_BACKWARD and x.scaler == s and not exclusive(x, st) for x in step.events[: step.index(st)])
 
 
 # -- AMP103 -------------------------------------------------------------------------------------
@@ -658,8 +701,7 @@ def _unscale_repeats(step: _Step, u: Event, updates: list[Event], unscales: list
         return True
     # updated only under a condition this unscale_ does not have
     same = [x for x in updates if x.loops == u.loops and not exclusive(x, u)]
-    cu = step.conditions(u, b, s)
-    if same and all(step.conditions(x, b, s) - cu for x in same):
+    if same and not step.covered(u, same, b, s):
         return True
     # twice in one iteration for the same optimizer with no update between
     for other in unscales:
@@ -693,6 +735,8 @@ def _amp107(step: _Step) -> Iterator[tuple[Event, str]]:
             if x.loops == u.loops and cu > cx:
                 if all(c.test is not None and any(_PER_OPTIMIZER.search(w) for w in c.test.words()) for c in cu - cx):
                     continue  # updated after the last of several optimizers (`if opt_idx == n - 1`)
+                if step.covered(x, [r for r in step.resets(s) if r.loops == x.loops and not exclusive(r, x)], b, s):
+                    continue  # `update(new_scale)` resets it where `update()` does not run
                 yield u, (
                     _say(b, f"`{s}.update()` is skipped on some iterations where `{s}.step(...)` ran: the "
                     "next step raises \"step() has already been called since the last update()\"; put "
