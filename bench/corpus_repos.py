@@ -290,6 +290,24 @@ REPOS: tuple[Repo, ...] = (
     Repo("OpenGVLab/InternVL", "2410d1dbf208f0e799459aff9376e5747dbf41a2", K.MULTIMODAL, late=True),
     Repo("ShoufaChen/DiffusionDet", "1efb36d4b0b721f2d509bc72656235a94d73ab02", K.DETECTION, late=True),
     Repo("huggingface/peft", "5d602fdbff04c33c1c4de55cda9d4ae1d7cb7e40", K.FRAMEWORK, late=True),
+    # -- and a second batch of seventeen, linted and mutated with the rules after the first batch's fixes
+    Repo("facebookresearch/co-tracker", "82e02e8029753ad4ef13cf06be7f4fc5facdda4d", K.VISION, late=True),
+    Repo("open-mmlab/OpenPCDet", "8cacccec11db6f59bf6934600c9a175dae254806", K.NERF_3D, late=True),
+    Repo("apple/ml-4m", "cda590faa3b9f022c28537193d3e1650527646a3", K.MULTIMODAL, late=True),
+    Repo("Stability-AI/StableCascade", "7a7d341f729ccaa042920a1fac3e7b9326079aca", K.DIFFUSION, late=True),
+    Repo("atong01/conditional-flow-matching", "cacd4dc8a5b6f50de63780e8f73754c9371f15db", K.DIFFUSION, late=True),
+    Repo("BlinkDL/RWKV-LM", "524481d5099b38d9bc8ef1e89209161b86c8011b", K.LLM, late=True),
+    Repo("Dao-AILab/flash-attention", "0251105a2fb19d2957484b7f023cd8c115286ced", K.FRAMEWORK, late=True),
+    Repo("xinntao/Real-ESRGAN", "a4abfb2979a7bbff3f69f58f58ae324608821e27", K.VISION, late=True),
+    Repo("sczhou/CodeFormer", "b33cc7d639d6545bfcccc7e0bc6ae51f24e79c2b", K.VISION, late=True),
+    Repo("THUDM/CogVideo", "e519eced782c08db81f45e5eb40baa45958087ae", K.DIFFUSION, late=True),
+    Repo("nerfstudio-project/gsplat", "90d7b4b349e379ccf9ee6a8cef76aa40f48bb32e", K.NERF_3D, late=True),
+    Repo("microsoft/FocalNet", "e8514bdcfe1eb6e7e110403e9f2972c67dfed1c3", K.VISION, late=True),
+    Repo("facebookresearch/xformers", "ca6d2aa0d43241fc8a8dcd872debc2406160160d", K.FRAMEWORK, late=True),
+    Repo("huggingface/trl", "f2cd57710ae345ea6428ae95363267fcf38a3dc8", K.LLM, late=True),
+    Repo("facebookresearch/flow_matching", "11568d37f8d5a080e12aa7b5305d9c35ae07d136", K.DIFFUSION, late=True),
+    Repo("OpenBMB/MiniCPM-V", "0dbb566de090067266abb76e702fb289f09934c5", K.MULTIMODAL, late=True),
+    Repo("NVlabs/SegFormer", "65fa8cfa9b52b6ee7e8897a98705abf8570f9e32", K.DETECTION, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.

@@ -19,6 +19,7 @@ import libcst as cst
 
 from ampcheck.findings import Finding
 from ampcheck.lint.checks import check
+from ampcheck.lint.closures import local_use
 from ampcheck.lint.kinds import is_scaler_class, scaler_shaped
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.program import BindingInfo as Binding, Branch, GuardKind, Imported, Test
@@ -809,6 +810,11 @@ def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
     if not used:
         return
     b = next((x for x in used if x is not None and x.enabled is True), used[0])
+    homes = _local_homes(model)
+    alive = None if homes is None else {
+        (e.path, e.op.checkpoint) for _, events in _roots(model) for e in events
+        if e.kind == EventKind.SAVE and _runs_in(model, e, homes)
+    }
     seen: set[tuple[str, int]] = set()
     # every save written here (reached or not), then those of helpers in other modules that
     # are not judged at home: a helper handed the scaler it leaves out is its own module's
@@ -817,6 +823,8 @@ def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
     for e in itertools.chain(model.steps.events, foreign):
         if e.kind != EventKind.SAVE or e.op.checkpoint is None or (e.path, e.op.checkpoint) in seen:
             continue
+        if alive is not None and (e.path, e.op.checkpoint) not in alive and not _runs_in(model, e, homes or set()):
+            continue  # saved after the function that built the scaler returned: it is gone
         found = model.event_finding(
             "AMP109", e,
             _say(b, "this checkpoint saves the model and optimizer state but not the GradScaler's: after "
@@ -826,6 +834,38 @@ def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
         if found is not None:
             seen.add((e.path, e.op.checkpoint))  # one finding per checkpoint dict, at its first save
             yield found
+
+
+def _local_homes(model: FileModel) -> Optional[set[cst.FunctionDef]]:
+    """The functions whose plain locals every GradScaler used here is: built there and never
+    handed out (returned, stored, passed on, aliased), so that it dies when the function
+    returns (OpenPCDet's `train_one_epoch` builds one per epoch). None when some scaler may
+    outlive its function (an attribute, a parameter, a module global, one handed on)."""
+    homes: set[cst.FunctionDef] = set()
+    for _, events in _roots(model):
+        for e in events:
+            if e.kind not in (EventKind.SCALED_BACKWARD, EventKind.SCALER_STEP):
+                continue
+            fn = model.enclosing_function(e.node) if e.node is not None and model.owns(e.node) else None
+            text = e.scaler or ""
+            if not isinstance(fn, cst.FunctionDef) or not text.isidentifier() or not any(
+                x.key == text and x.scope is fn and not x.inferred for x in model.bindings.of_kind("scaler")
+            ):
+                return None
+            use = local_use(fn, text)
+            if use.handed_on or use.as_parameter or use.aliases:
+                return None
+            homes.add(fn)
+    return homes
+
+
+def _runs_in(model: FileModel, e: Event, homes: set[cst.FunctionDef]) -> bool:
+    """Whether `e` runs inside one of `homes`: written there, or reached through a call
+    written there."""
+    return any(
+        n is not None and model.owns(n) and any(h is a for a in model.ancestors(n) for h in homes)
+        for n in (e.node, *(c.op.node for c in e.via))
+    )
 
 
 def _takes_a_scaler(model: FileModel, e: Event) -> bool:
