@@ -88,6 +88,10 @@ def test_decorated_function_a_file_without_autocast_or_a_function_applied_with_a
     _assert_clean(name)
 
 
+def test_private_function_that_only_test_functions_apply_without_autocast_is_silent() -> None:
+    _assert_marked("tests/test_custom_function_used_by_tests.py")
+
+
 def test_function_in_a_file_that_only_defines_an_autocast_alias_for_others_is_silent() -> None:
     _assert_clean("clean_function_beside_an_autocast_alias.py")
 

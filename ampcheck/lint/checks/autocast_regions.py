@@ -161,7 +161,7 @@ def custom_function_without_amp_decorators(model: FileModel) -> Iterable[Finding
             f.name.value: f for f in model.functions if model.parent(model.parent(f)) is cls and f.name.value in _AMP_DECORATORS
         }
         forward = methods.get("forward")
-        if forward is None or _applied_only_without_autocast(model, cls):
+        if forward is None or _applied_only_without_autocast(model, cls) or _used_only_by_tests(model, cls):
             continue
         if all(_autocast_neutral(model, fn, _ctx_name(fn), set()) for fn in methods.values()):
             continue
@@ -285,6 +285,22 @@ def _applied_only_without_autocast(model: FileModel, cls: cst.ClassDef) -> bool:
         if isinstance(c.func, cst.Attribute) and c.func.attr.value == "apply" and dotted(c.func.value) == cls.name.value
     ]
     return bool(applies) and all((r := model.regions.enclosing(c)) is not None and r.enabled is False for c in applies)
+
+
+def _used_only_by_tests(model: FileModel, cls: cst.ClassDef) -> bool:
+    """In test code, a Function private to its module (`_Sp24X`) that only pytest's test
+    functions use, outside any autocast region there: pytest calls a test with autocast off,
+    so forward and backward run in the same state (another test of the file that enters
+    autocast never runs the Function)."""
+    name = cls.name.value
+    if not model.is_test or not name.startswith("_"):
+        return False
+    refs = [n for n in model.name_nodes.get(name, []) if n is not cls.name]
+    return bool(refs) and all(
+        (fn := model.enclosing_function(n)) is not None and fn.name.value.startswith("test")
+        and model.regions.enclosing(n) is None
+        for n in refs
+    )
 
 
 def _restores_forward_autocast(model: FileModel, forward: cst.FunctionDef, backward: cst.FunctionDef) -> bool:
