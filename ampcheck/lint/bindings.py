@@ -84,6 +84,7 @@ class Binding:
     # what made an "instance" whose class only its maker knows: `self.setup_optimizers`,
     # `build_scaler` (the callee of `x = self.setup_optimizers()`)
     maker: Optional[cst.BaseExpression] = None
+    item: Optional[int] = None  # which element of the tuple the maker returns (`a, b = make()`)
 
 
 Assignment = Union[cst.Assign, cst.AnnAssign]
@@ -220,14 +221,19 @@ class Bindings:
         while fn is not None:
             entries = self._by_key.get((fn, name))
             if entries:
-                return self._latest(entries, at) or self._inferred.get((fn, name))
+                return self._use_over_place(self._latest(entries, at), (fn, name))
             if name in param_names(fn):
                 return self.param_binding(fn, name)
             fn = self.tree.enclosing_function(fn)
         entries = self._by_key.get((None, name))
         if entries:
-            return self._latest(entries, at) or self._inferred.get((None, name))
+            return self._use_over_place(self._latest(entries, at), (None, name))
         return self._inferred.get((None, name))
+
+    def _use_over_place(self, b: Optional[Binding], key: tuple[Optional[cst.CSTNode], str]) -> Optional[Binding]:
+        """A name's binding, where what its use says (a GradScaler inferred from the calls on
+        it) stands over an unknown value or one place of a tuple a project function returns."""
+        return self._inferred.get(key, b) if _unpacked(b) else b
 
     def _lookup_self(self, key: str, at: cst.CSTNode) -> Optional[Binding]:
         cls = self.tree.enclosing_class(at)
@@ -308,19 +314,25 @@ class Bindings:
             self._by_key.setdefault((scope, key), []).append((node, binding))
 
     def _add_unpacking(self, node: Assignment, target: Union[cst.Tuple, cst.List]) -> None:
-        """`model, opt = accelerator.prepare(model, opt)`: the names now belong to the framework."""
+        """`model, opt = accelerator.prepare(model, opt)`: the names now belong to the
+        framework. `model, optimizer, scaler = prepare(args)`: each name is what the project
+        function returns in that place of its tuple (the project model follows the maker)."""
         value = node.value
-        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)):
+        if not isinstance(value, cst.Call):
             return
-        opaque = value.func.attr.value in _OPAQUE_WRAPPERS and not _is_torch(self.tree, value)
-        for el in target.elements:
+        func = value.func
+        opaque = isinstance(func, cst.Attribute) and func.attr.value in _OPAQUE_WRAPPERS and not _is_torch(self.tree, value)
+        made = not opaque and _is_made(func, self.tree.names.resolve(func))
+        if not (opaque or made):
+            return
+        for i, el in enumerate(target.elements):
             key = dotted(el.value)
-            if key is None:
+            if key is None or isinstance(el, cst.StarredElement):
                 continue
             scope = self._scope_of(node, key)
             if scope is False:
                 continue
-            b = Binding("opaque", key, value, scope=scope) if opaque else None
+            b = Binding("opaque", key, value, scope=scope) if opaque else Binding("instance", key, value, scope=scope, maker=func, item=i)
             self._by_key.setdefault((scope, key), []).append((node, b))
 
     def _scope_of(self, node: cst.CSTNode, key: str) -> Union[None, cst.CSTNode, bool]:
@@ -552,7 +564,7 @@ class Bindings:
                 self._infer(recv, key, call)
 
     def _infer(self, recv: cst.BaseExpression, key: str, at: cst.CSTNode) -> None:
-        if self.lookup(recv, at) is not None:
+        if not _unpacked(self.lookup(recv, at)):
             return
         scope = self._binding_scope(recv, key)
         if scope is False or (scope, key) in self._inferred:
@@ -673,6 +685,12 @@ def _conditional_block(stmt: cst.CSTNode, child: cst.CSTNode) -> bool:
 def _merge_enabled(values: Iterable[Optional[bool]]) -> Optional[bool]:
     vals = set(values)
     return vals.pop() if len(vals) == 1 else None
+
+
+def _unpacked(b: Optional[Binding]) -> bool:
+    """No binding, or one place of the tuple a project function returns (`a, b = make()`): what
+    it is, the project says, unless its use here says first."""
+    return b is None or (b.kind == "instance" and b.item is not None)
 
 
 def _is_made(func: cst.BaseExpression, quals: frozenset[str]) -> bool:

@@ -111,6 +111,7 @@ class BindingInfo:
     inferred: bool = False
     toggles: tuple[str, ...] = ()
     made_by: Optional[str] = None  # an "instance" of what this function returns ("self.m" or a qualified name)
+    made_item: Optional[int] = None  # ... in this place of the tuple it returns
 
 
 # -- references ----------------------------------------------------------------------------------------
@@ -289,6 +290,7 @@ class FunctionProgram:
     ops: list[Op]
     self_name: Optional[str] = None  # the receiver parameter of a method
     returns: Optional[str] = None  # the qualified name of the class whose instances it returns
+    returns_items: tuple[Optional[str], ...] = ()  # the same for each place of the tuple every `return` returns
     node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
     @property
@@ -589,7 +591,7 @@ class _Builder:
         kwonly = tuple(p.name.value for p in fn.params.kwonly_params)
         return FunctionProgram(
             scope_key(self.tree, fn), scope_key(self.tree, cls) if in_class and cls is not None else None,
-            tuple(params), kwonly, param_bindings, ops, self_name, self._returns(fn), node=fn,
+            tuple(params), kwonly, param_bindings, ops, self_name, self._returns(fn), self._returns_items(fn), node=fn,
         )
 
     def _annotated_instance(self, fn: cst.FunctionDef, name: str) -> Optional[BindingInfo]:
@@ -608,15 +610,30 @@ class _Builder:
         GradScaler of (`scaler = make() if amp else None; return scaler`)."""
         if fn.returns is not None:
             return self._class_name(fn.returns.annotation)
-        found = set()
-        for node in self.tree.returns_of(fn):
-            value = node.value
-            local = self.b.lookup(value, node) if isinstance(value, cst.Name) else None
-            if local is not None and local.kind == "scaler" and not local.inferred:
-                found.add(local.qualname)
-                continue
-            found.add(self._class_name(value.func) if isinstance(value, cst.Call) else None)
+        found = {self._returned_class(node.value, node) for node in self.tree.returns_of(fn)}
         return found.pop() if len(found) == 1 else None
+
+    def _returns_items(self, fn: cst.FunctionDef) -> tuple[Optional[str], ...]:
+        """`_returns` for each place of the tuple literal every `return` returns
+        (`return model, optimizer, scaler`), when all of them return one of the same length."""
+        tuples = [node for node in self.tree.returns_of(fn) if isinstance(node.value, cst.Tuple)]
+        if not tuples or len(tuples) != len(self.tree.returns_of(fn)):
+            return ()
+        widths = {len(node.value.elements) for node in tuples}
+        if len(widths) != 1:
+            return ()
+        places: list[set[Optional[str]]] = [set() for _ in range(widths.pop())]
+        for node in tuples:
+            for place, el in zip(places, node.value.elements):
+                place.add(None if isinstance(el, cst.StarredElement) else self._returned_class(el.value, node))
+        return tuple(place.pop() if len(place) == 1 else None for place in places)
+
+    def _returned_class(self, value: cst.BaseExpression, at: cst.CSTNode) -> Optional[str]:
+        """The class of a returned value: a local GradScaler's, or the class a call constructs."""
+        local = self.b.lookup(value, at) if isinstance(value, cst.Name) else None
+        if local is not None and local.kind == "scaler" and not local.inferred:
+            return local.qualname
+        return self._class_name(value.func) if isinstance(value, cst.Call) else None
 
     def _class_name(self, expr: cst.BaseExpression) -> Optional[str]:
         text = dotted(expr)
@@ -632,7 +649,7 @@ class _Builder:
         if b is None:
             return None
         cls = f"{self.module_name}.{scope_key(self.tree, b.cls)}" if b.cls is not None else b.class_qualname
-        return BindingInfo(b.kind, b.qualname, b.enabled, b.device, cls, b.inferred, b.toggles, self._maker(b))
+        return BindingInfo(b.kind, b.qualname, b.enabled, b.device, cls, b.inferred, b.toggles, self._maker(b), b.item)
 
     def _maker(self, b: Binding) -> Optional[str]:
         func = b.maker

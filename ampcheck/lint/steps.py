@@ -926,7 +926,7 @@ class StepEvents:
         classes (a model, an optimizer, a scaler subclass, or any object whose methods can be
         followed), a GradScaler or optimizer it re-exports, else unknown."""
         if b is not None and b.kind == "instance" and b.cls is None:
-            made = self._made(b.made_by, module, self_cls)
+            made = self._made(b.made_by, module, self_cls, b.made_item)
             b = replace(b, cls=made) if made is not None else None
         cls = self._class_of(b, module)
         if b is not None and b.kind == "instance":
@@ -936,20 +936,29 @@ class StepEvents:
                 b = _external_instance(self.project.canonical(b.cls or "", module), b)
         return Val(text, b, cls=cls, qualname=qualname)
 
-    def _made(self, maker: Optional[str], module: ModuleSummary, self_cls: Optional[ClassRef]) -> Optional[str]:
+    def _made(
+        self, maker: Optional[str], module: ModuleSummary, self_cls: Optional[ClassRef], item: Optional[int] = None,
+    ) -> Optional[str]:
         """The qualified name of the class a project function returns (`self.setup_optimizers`
-        resolved on the object's class, or a function by name)."""
+        resolved on the object's class, or a function by name), or returns in place `item` of
+        the tuple it returns."""
         if maker is None:
             return None
         if maker.startswith("self."):
             found = self.project.method(*self_cls, maker[len("self."):]) if self_cls is not None else None
-            if found is None or found[2].returns is None:
+            if found is None:
                 return None
-            return self._qualified(found[2].returns, found[0])
-        symbol = self.project.lookup(maker, module)
-        if symbol is None or symbol.function is None or symbol.function.returns is None:
-            return None
-        return self._qualified(symbol.function.returns, symbol.module)
+            home, fn = found[0], found[2]
+        else:
+            symbol = self.project.lookup(maker, module)
+            if symbol is None or symbol.function is None:
+                return None
+            home, fn = symbol.module, symbol.function
+        if item is None:
+            returned = fn.returns
+        else:
+            returned = fn.returns_items[item] if item < len(fn.returns_items) else None
+        return self._qualified(returned, home) if returned is not None else None
 
     def _qualified(self, cls: str, module: ModuleSummary) -> Optional[str]:
         """A class name as the module that names it sees it, made absolute for any module."""
