@@ -140,6 +140,21 @@ class Project:
         there = _dotted_from(Path(os.path.abspath(path)), own) if own != self.root else None
         return (name,) if there is None or "." not in there else (name, there)  # (a bare stem says too little)
 
+    def script_import_names(self, path: str) -> tuple[str, ...]:
+        """The dotted names a script in a folder above `path`'s own imports it by, that folder
+        being the script's `sys.path[0]` (`logic.training` from `examples/text/train.py`, run
+        as `python train.py`): nearest first, below the root (whose name is `module_name`)."""
+        absolute = Path(os.path.abspath(path))
+        out: list[str] = []
+        folder = absolute.parent.parent
+        while folder != self.root and _inside(folder, self.root):
+            name = _dotted_from(absolute, folder)
+            if name is None:
+                break
+            out.append(name)
+            folder = folder.parent
+        return tuple(out)
+
     def reexported_by(self, path: str) -> tuple[str, ...]:
         """The packages whose `__init__.py` imports from the module at `path` (`from .base
         import *`, `from .base import Trainer`), and the packages above that re-export those in
@@ -288,11 +303,19 @@ class Project:
         stem = modules[0].rpartition(".")[2]
         named = re.compile("|".join(rf"\b{re.escape(n)}\b" for n in sorted(names)))
         relative = re.compile(rf"from\s+\.+\s*import\s+[^\n]*\b{re.escape(stem)}\b|from\s+\.+{re.escape(stem)}\b")
+        # `from logic import evaluate, training`: the module taken from its package by name
+        parents = sorted({m.rpartition(".")[0] for m in modules if "." in m})
+        from_package = re.compile(
+            rf"from\s+(?:{'|'.join(re.escape(p) for p in parents)})\s+import\s+(?:\([^)]*?|[^\n]*?)\b{re.escape(stem)}\b"
+        ) if parents else None
         taken = _taken_from(packages, defined)
         return [
             path for path, text in self._project_texts().items()
             if (
-                (stem in text and (any(m in text for m in modules) or relative.search(text)))
+                (stem in text and (
+                    any(m in text for m in modules) or relative.search(text)
+                    or (from_package is not None and from_package.search(text))
+                ))
                 or (taken is not None and any(p in text for p in packages) and taken.search(text))
             )
             and named.search(text)

@@ -575,9 +575,8 @@ class StepEvents:
         if not wanted:
             return
         defined = [*self.home.classes, *(k for k in self.home.functions if k and "." not in k)]
-        paths = set(self.project.files_mentioning(
-            self.project.import_names(self.path), wanted, self.project.reexported_by(self.path), defined,
-        )) - {self.path}
+        modules = tuple(dict.fromkeys((*self.project.import_names(self.path), *self.project.script_import_names(self.path))))
+        paths = set(self.project.files_mentioning(modules, wanted, self.project.reexported_by(self.path), defined)) - {self.path}
         for path in sorted(paths):
             module = self.project.summary(path)
             if module is None:
