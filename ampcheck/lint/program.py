@@ -247,6 +247,7 @@ class GuardSpec:
     stmt: int  # the statement, the same for all its branches (unique within the module)
     test: Optional[Test] = None
     case: int = 0  # which `case` of a match
+    binds: tuple[str, ...] = ()  # the names a `for` binds each pass (`opt` in `for opt in optimizers`)
     node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
     @property
@@ -668,7 +669,8 @@ class _Builder:
             kind = _GUARD_KINDS[type(node)]
             tested = node.test if isinstance(node, (cst.If, cst.While)) else node.iter if isinstance(node, cst.For) else None
             test = self._test(tested) if tested is not None else None
-            g = self._guard_cache[k] = GuardSpec(kind, branch, id(node), test, case, node=node)
+            binds = tuple(n.value for n in _walk_nodes(self.tree, node.target) if isinstance(n, cst.Name)) if isinstance(node, cst.For) else ()
+            g = self._guard_cache[k] = GuardSpec(kind, branch, id(node), test, case, binds, node=node)
         return g
 
     def _test(self, expr: cst.BaseExpression) -> Test:

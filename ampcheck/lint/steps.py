@@ -124,6 +124,10 @@ class Guard:
         return self.spec.is_loop
 
     @property
+    def binds(self) -> tuple[str, ...]:
+        return self.spec.binds
+
+    @property
     def test(self) -> Optional[Test]:
         return self.spec.test
 

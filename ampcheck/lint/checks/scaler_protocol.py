@@ -110,12 +110,18 @@ class _Step:
 
     def iteration(self, e: Event, scaler: str) -> Optional[Guard]:
         """The training iteration `e` repeats in: its innermost loop that also back-propagates
-        through `scaler` (a loop over the optimizers, stepping each once, is not one)."""
+        through `scaler` (a loop over the optimizers, stepping each once, is not one). Where
+        no backward through `scaler` is in sight (run by a closure handed to a helper outside
+        the project), the innermost loop around `e` that does not walk what `e` works on (`for
+        opt in used_optimizers: scaler.step(opt)` inside the loop over batches)."""
         backs = [b for b in self.of(EventKind.SCALED_BACKWARD, scaler)]
         for loop in reversed(e.loops):
             if any(loop in b.loops for b in backs):
                 return loop
-        return None
+        if backs or e.kind not in (EventKind.SCALER_STEP, EventKind.UNSCALE) or not isinstance(e.target, str):
+            return None
+        walked = e.target.partition(".")[0]  # (a dotted name: `opt`, `self.optimizer`)
+        return next((loop for loop in reversed(e.loops) if walked not in loop.binds), None)
 
     def dominates(self, a: Event, b: Event, scaler: Optional[Binding], text: str) -> bool:
         """Whether `a` (before `b`) runs whenever `b` does: in the same iteration, under no
