@@ -214,6 +214,7 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             ("microsoft/unilm", "decoding/IAD/fairseq/fairseq/optim/fp16_optimizer.py", (("drop_update", 214), ("drop_update", 435), ("drop_scale", 100), ("drop_scale", 384))),
             ("microsoft/unilm", "edgelm/fairseq/optim/fp16_optimizer.py", (("drop_update", 218), ("drop_update", 443), ("drop_scale", 104), ("drop_scale", 392))),
             ("microsoft/unilm", "kosmos-2/fairseq/fairseq/optim/fp16_optimizer.py", (("drop_update", 220), ("drop_update", 447), ("drop_scale", 104), ("drop_scale", 394))),
+            ("NVIDIA/DeepLearningExamples", "PyTorch/SpeechRecognition/wav2vec2/common/fairseq/optim/fp16_optimizer.py", (("drop_update", 446), ("drop_scale", 332))),
         )
         for kind, line in lines
     },
