@@ -179,7 +179,7 @@ class Bindings:
             if scope is cls:
                 merged = _merge_attribute(entries)
                 if merged is not None:
-                    out[key] = merged
+                    out[key] = self._use_over_place(merged, (scope, key))
         for (scope, key), b in self._inferred.items():
             if scope is cls and key not in out:
                 out[key] = b
@@ -241,8 +241,9 @@ class Bindings:
         while cls is not None and cls.name.value not in seen:
             seen.add(cls.name.value)
             entries = self._by_key.get((cls, key))
-            if entries and _merge_attribute(entries) is not None:
-                return _merge_attribute(entries)
+            merged = _merge_attribute(entries) if entries else None
+            if merged is not None:
+                return self._use_over_place(merged, (cls, key))
             inferred = self._inferred.get((cls, key))
             if inferred is not None:
                 return inferred
