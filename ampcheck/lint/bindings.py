@@ -317,14 +317,15 @@ class Bindings:
     def _add_unpacking(self, node: Assignment, target: Union[cst.Tuple, cst.List]) -> None:
         """`model, opt = accelerator.prepare(model, opt)`: the names now belong to the
         framework. `model, optimizer, scaler = prepare(args)`: each name is what the project
-        function returns in that place of its tuple (the project model follows the maker)."""
+        function returns in that place of its tuple (the project model follows the maker).
+        What another object's method returns (`ipex.optimize(model, optimizer=opt)`) is unknown."""
         value = node.value
         if not isinstance(value, cst.Call):
             return
         func = value.func
         opaque = isinstance(func, cst.Attribute) and func.attr.value in _OPAQUE_WRAPPERS and not _is_torch(self.tree, value)
         made = not opaque and _is_made(func, self.tree.names.resolve(func))
-        if not (opaque or made):
+        if not (opaque or made or isinstance(func, cst.Attribute)):
             return
         for i, el in enumerate(target.elements):
             key = dotted(el.value)
@@ -333,7 +334,10 @@ class Bindings:
             scope = self._scope_of(node, key)
             if scope is False:
                 continue
-            b = Binding("opaque", key, value, scope=scope) if opaque else Binding("instance", key, value, scope=scope, maker=func, item=i)
+            if opaque:
+                b: Optional[Binding] = Binding("opaque", key, value, scope=scope)
+            else:  # (what another object's method returns is unknown: it rebinds the name)
+                b = Binding("instance", key, value, scope=scope, maker=func, item=i) if made else None
             self._by_key.setdefault((scope, key), []).append((node, b))
 
     def _scope_of(self, node: cst.CSTNode, key: str) -> Union[None, cst.CSTNode, bool]:

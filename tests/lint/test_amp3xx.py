@@ -123,6 +123,10 @@ def test_optimizer_and_scaler_steps_inside_autocast_are_flagged_but_not_schedule
     _assert_marked("amp305_step_in_autocast.py")
 
 
+def test_step_in_autocast_of_an_optimizer_a_library_handed_back_is_flagged() -> None:
+    _assert_marked("amp305_optimizer_rebound_by_a_library.py")
+
+
 def test_device_index_and_torch_device_objects_given_to_autocast_are_flagged() -> None:
     _assert_marked("amp306_invalid_device.py")
 
