@@ -308,6 +308,21 @@ REPOS: tuple[Repo, ...] = (
     Repo("facebookresearch/flow_matching", "11568d37f8d5a080e12aa7b5305d9c35ae07d136", K.DIFFUSION, late=True),
     Repo("OpenBMB/MiniCPM-V", "0dbb566de090067266abb76e702fb289f09934c5", K.MULTIMODAL, late=True),
     Repo("NVlabs/SegFormer", "65fa8cfa9b52b6ee7e8897a98705abf8570f9e32", K.DETECTION, late=True),
+    # -- and a third batch of fourteen, linted and mutated with the rules of main d20402e
+    Repo("openai/jukebox", "08efbbc1d4ed1a3cef96e08a931944c8b4d63bb3", K.TTS_GAN, late=True),
+    Repo("whai362/PVT", "57e2dfaa5a46f9050d76f306a4fcd9a7c061f520", K.VISION, late=True),
+    Repo("yitu-opensource/T2T-ViT", "0f63dc9558f4d192de926504dbddfa1b3f5db6ca", K.VISION, late=True),
+    Repo("facebookresearch/LeViT", "3772b8e7517b900330ee1f46e11b0ae917dae323", K.VISION, late=True),
+    Repo("facebookresearch/xcit", "82f5291f412604970c39a912586e008ec009cdca", K.VISION, late=True),
+    Repo("microsoft/CvT", "f851e681966390779b71380d2600b52360ff4fe1", K.VISION, late=True),
+    Repo("SHI-Labs/Neighborhood-Attention-Transformer", "d334f5bb0bd73cad05e5aeaf7c14cce3876a9650", K.VISION, late=True),
+    Repo("facebookresearch/omnivore", "1d55abdc8dfc7bd5cbf69316841ab804d0acf1ca", K.VISION, late=True),
+    Repo("yl4579/StarGANv2-VC", "985df557acad47131587955bfe13ea9b99168f71", K.TTS_GAN, late=True),
+    Repo("NVIDIA/waveglow", "8afb643df59265016af6bd255c7516309d675168", K.TTS_GAN, late=True),
+    Repo("THUDM/GLM", "4f61ed7237a3b0187f4d62062429348276a78c84", K.LLM, late=True),
+    Repo("ChenRocks/UNITER", "1dbfa62bb8ddb1f2b11d20775ce324c5e45a3ab4", K.MULTIMODAL, late=True),
+    Repo("facebookresearch/AudioMAE", "bd60e29651285f80d32a6405082835ad26e6f19f", K.SPEECH, late=True),
+    Repo("huggingface/parler-tts", "d108732cd57788ec86bc857d99a6cabd66663d68", K.TTS_GAN, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
