@@ -323,6 +323,22 @@ REPOS: tuple[Repo, ...] = (
     Repo("ChenRocks/UNITER", "1dbfa62bb8ddb1f2b11d20775ce324c5e45a3ab4", K.MULTIMODAL, late=True),
     Repo("facebookresearch/AudioMAE", "bd60e29651285f80d32a6405082835ad26e6f19f", K.SPEECH, late=True),
     Repo("huggingface/parler-tts", "d108732cd57788ec86bc857d99a6cabd66663d68", K.TTS_GAN, late=True),
+    # -- and a fourth batch of fifteen (training loops of detection, GAN/TTS, NeRF, diffusion), read with main d20402e
+    Repo("NVlabs/FasterViT", "22154cc15ad42fc7d9311e84859b691cdaca1ff5", K.VISION, late=True),
+    Repo("IDEA-Research/DAB-DETR", "723ddb80e95dbd3c9a2e4ef68c1e0fa9319167cf", K.DETECTION, late=True),
+    Repo("IDEA-Research/DN-DETR", "ff3902a20d521ead052d1243ff249b19bc1ce531", K.DETECTION, late=True),
+    Repo("SysCV/sam-hq", "fb181f8eff6d0c01b47921ced472e8cdaa69a71d", K.DETECTION, late=True),
+    Repo("WongKinYiu/yolor", "3ca250ae2247ca13911fa498cbe8e2c9b6bab5b0", K.DETECTION, late=True),
+    Repo("WongKinYiu/ScaledYOLOv4", "676800364a3446900b9e8407bc880ea2127b3415", K.DETECTION, late=True),
+    Repo("Plachtaa/VALL-E-X", "3faaf8ccadb154d63b38070caf518ce9309ea0f4", K.TTS_GAN, late=True),
+    Repo("autonomousvision/sdfstudio", "370902a10dbef08cb3fe4391bd3ed1e227b5c165", K.NERF_3D, late=True),
+    Repo("jaywalnut310/glow-tts", "13e997689d643410f5d9f1f9a73877ae85e19bc2", K.TTS_GAN, late=True),
+    Repo("sail-sg/metaformer", "64c534ab8f65105fd21713b38e3393a449ca742d", K.VISION, late=True),
+    Repo("LTH14/mage", "1becb14475354fc40df35ba7c7c7bf418a137cd3", K.DIFFUSION, late=True),
+    Repo("Alpha-VLLM/Lumina-T2X", "1c606962f95899da711633ee3a333d21c753e2d9", K.DIFFUSION, late=True),
+    Repo("NVlabs/GCVit", "8e1941f2099eeb99ee9e8472a5ddbd6b94a8958f", K.VISION, late=True),
+    Repo("Atten4Vis/ConditionalDETR", "8ea7c3f3fff49cd287855d4f13cc12a6066bc8e9", K.DETECTION, late=True),
+    Repo("PeizeSun/SparseR-CNN", "0e5028da8edd4d0ab2a31b85e511a7af196529d2", K.DETECTION, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.

@@ -166,14 +166,32 @@ class Casts:
 
     def grad_disabled(self, node: cst.CSTNode) -> bool:
         """Whether `node` runs with autograd off: inside a `with no_grad()` / `inference_mode()`
-        / `set_grad_enabled(False)`, or in a function decorated with one."""
+        / `set_grad_enabled(False)`, in a function decorated with one, or in a script's
+        top-level code after a plain `torch.set_grad_enabled(False)` statement (which turns
+        autograd off for everything that runs after it, until one turns it on again)."""
         child = node
         for anc in self.tree.ancestors(node):
             if isinstance(anc, cst.With) and child is anc.body and any(self.disables_grad(i.item) for i in anc.items):
                 return True
             if isinstance(anc, cst.FunctionDef):
                 return any(self.disables_grad(d.decorator) for d in anc.decorators)
+            if isinstance(anc, cst.Module):
+                return self._switched_off_before(anc, child)
             child = anc
+        return False
+
+    def _switched_off_before(self, module: cst.Module, top: cst.CSTNode) -> bool:
+        """Whether the last top-level `set_grad_enabled(...)` statement before `top` turned
+        autograd off."""
+        off = False
+        for statement in module.body:
+            if statement is top:
+                return off
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    call = small.value if isinstance(small, cst.Expr) else None
+                    if isinstance(call, cst.Call) and self.tree.qualname(call.func) in _SET_GRAD and call.args:
+                        off = self.consts.truth(call.args[0].value) is False
         return False
 
     def disables_grad(self, expr: cst.BaseExpression) -> bool:

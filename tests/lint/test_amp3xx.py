@@ -67,6 +67,14 @@ def test_casts_for_inference_engines_under_inference_mode_are_silent() -> None:
     _assert_clean("clean_inference_casts_in_autocast.py")
 
 
+def test_casts_in_a_script_after_autograd_is_turned_off_are_silent() -> None:
+    _assert_clean("clean_casts_after_grad_turned_off.py")
+
+
+def test_casts_in_a_script_before_autograd_is_turned_off_are_flagged() -> None:
+    _assert_marked("amp303_cast_before_grad_turned_off.py")
+
+
 def test_canonical_step_with_fp32_subregion_and_module_cast_is_silent() -> None:
     _assert_clean("clean_canonical_step.py")
 
