@@ -55,8 +55,15 @@ from ampcheck.lint.tree import SourceTree
 
 CLIP = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grad_value"})
 # clipping functions of other libraries documented to do what torch's does (apex's fused
-# multi-tensor `clip_grad_norm_`): they read the gradients as torch's would
-CLIP_LIKE_TORCH = frozenset({"apex.contrib.clip_grad.clip_grad_norm_", "apex.contrib.clip_grad.clip_grad.clip_grad_norm_"})
+# multi-tensor `clip_grad_norm_`; timm's `dispatch_clip_grad`, which calls torch's norm or
+# value clipping or timm's adaptive clipping by `mode`): they read the gradients as torch's would
+CLIP_LIKE_TORCH = frozenset(
+    {
+        "apex.contrib.clip_grad.clip_grad_norm_", "apex.contrib.clip_grad.clip_grad.clip_grad_norm_",
+        "timm.utils.dispatch_clip_grad", "timm.utils.clip_grad.dispatch_clip_grad",
+        "timm.utils.adaptive_clip_grad", "timm.utils.agc.adaptive_clip_grad",
+    }
+)
 NONFINITE = frozenset({"isfinite", "isnan", "isinf", "nan_to_num", "nan_to_num_", "_amp_foreach_non_finite_check_and_unscale_"})
 _BUILTINS = frozenset(
     {"print", "len", "isinstance", "getattr", "setattr", "hasattr", "type", "id", "repr", "str",
@@ -831,7 +838,7 @@ class _Builder:
                 return None
             tensor = positional[0].value
             return Op(OpKind.CALL, guards, Method(self.ref(tensor), "backward"), text=self._text(call.func), subject=self._text(tensor), node=call)
-        if last in CLIP and (torch_only or quals <= CLIP_LIKE_TORCH):
+        if (last in CLIP and torch_only) or (quals and quals <= CLIP_LIKE_TORCH):
             return self._clip(call, guards)
         if last in NONFINITE:
             return Op(OpKind.NONFINITE, guards, text=self._text(call.func), node=call)
