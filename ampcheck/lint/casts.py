@@ -176,23 +176,25 @@ class Casts:
             if isinstance(anc, cst.FunctionDef):
                 return any(self.disables_grad(d.decorator) for d in anc.decorators)
             if isinstance(anc, cst.Module):
-                return self._switched_off_before(anc, child)
+                return id(child) in self._top_level_without_grad
             child = anc
         return False
 
-    def _switched_off_before(self, module: cst.Module, top: cst.CSTNode) -> bool:
-        """Whether the last top-level `set_grad_enabled(...)` statement before `top` turned
-        autograd off."""
+    @cached_property
+    def _top_level_without_grad(self) -> set[int]:
+        """The top-level statements (by identity) that run after a plain top-level
+        `set_grad_enabled(False)` statement, with no `set_grad_enabled(True)` since."""
+        out: set[int] = set()
         off = False
-        for statement in module.body:
-            if statement is top:
-                return off
+        for statement in self.tree.module.body:
+            if off:
+                out.add(id(statement))
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
                     call = small.value if isinstance(small, cst.Expr) else None
                     if isinstance(call, cst.Call) and self.tree.qualname(call.func) in _SET_GRAD and call.args:
                         off = self.consts.truth(call.args[0].value) is False
-        return False
+        return out
 
     def disables_grad(self, expr: cst.BaseExpression) -> bool:
         func = expr.func if isinstance(expr, cst.Call) else expr

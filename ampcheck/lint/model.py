@@ -134,7 +134,6 @@ class FileModel(SourceTree):
             id(e.op) for _, run in self.steps.roots() if any(e.kind in _UPDATES for e in run) for e in run
         }
 
-    # -- reporting -----------------------------------------------------------------------------------
     def runs_without_grad(self, region: AutocastRegion) -> bool:
         """Whether autograd is off wherever an autocast region runs (`with torch.no_grad(),
         autocast():`, a region inside `no_grad()` or a `@torch.no_grad()` function, or every
@@ -145,6 +144,7 @@ class FileModel(SourceTree):
             return True
         return self.casts.grad_disabled(region.node)
 
+    # -- reporting -----------------------------------------------------------------------------------
     def line_name(self, node: cst.CSTNode) -> str:
         """How a message names the line `node` starts on: "line 12", or in a notebook, whose
         findings are shown cell by cell, "line 3 of cell 7"."""

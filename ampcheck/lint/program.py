@@ -624,8 +624,9 @@ class _Builder:
     def _returns_items(self, fn: cst.FunctionDef) -> tuple[Optional[str], ...]:
         """`_returns` for each place of the tuple literal every `return` returns
         (`return model, optimizer, scaler`), when all of them return one of the same length."""
-        tuples = [node for node in self.tree.returns_of(fn) if isinstance(node.value, cst.Tuple)]
-        if not tuples or len(tuples) != len(self.tree.returns_of(fn)):
+        returns = self.tree.returns_of(fn)
+        tuples = [node for node in returns if isinstance(node.value, cst.Tuple)]
+        if not tuples or len(tuples) != len(returns):
             return ()
         widths = {len(node.value.elements) for node in tuples}
         if len(widths) != 1:

@@ -304,10 +304,7 @@ class Project:
         named = re.compile("|".join(rf"\b{re.escape(n)}\b" for n in sorted(names)))
         relative = re.compile(rf"from\s+\.+\s*import\s+[^\n]*\b{re.escape(stem)}\b|from\s+\.+{re.escape(stem)}\b")
         # `from logic import evaluate, training`: the module taken from its package by name
-        parents = sorted({m.rpartition(".")[0] for m in modules if "." in m})
-        from_package = re.compile(
-            rf"from\s+(?:{'|'.join(re.escape(p) for p in parents)})\s+import\s+(?:\([^)]*?|[^\n]*?)\b{re.escape(stem)}\b"
-        ) if parents else None
+        from_package = _taken_from(tuple(sorted({m.rpartition(".")[0] for m in modules if "." in m})), (stem,))
         taken = _taken_from(packages, defined)
         return [
             path for path, text in self._project_texts().items()

@@ -869,7 +869,7 @@ def _runs_in(model: FileModel, e: Event, homes: set[cst.FunctionDef]) -> bool:
     """Whether `e` runs inside one of `homes`: written there, or reached through a call
     written there."""
     return any(
-        n is not None and model.owns(n) and any(h is a for a in model.ancestors(n) for h in homes)
+        n is not None and model.owns(n) and any(a in homes for a in model.ancestors(n))
         for n in (e.node, *(c.op.node for c in e.via))
     )
 
