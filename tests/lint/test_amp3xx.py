@@ -75,6 +75,14 @@ def test_casts_in_a_script_before_autograd_is_turned_off_are_flagged() -> None:
     _assert_marked("amp303_cast_before_grad_turned_off.py")
 
 
+def test_model_inputs_cast_to_the_regions_own_dtype_as_they_are_handed_over_are_silent() -> None:
+    _assert_clean("clean_model_inputs_cast_to_the_autocast_dtype.py")
+
+
+def test_casts_fed_to_a_torch_op_or_to_another_dtype_than_the_regions_are_flagged() -> None:
+    _assert_marked("amp303_cast_fed_to_torch_or_to_another_dtype.py")
+
+
 def test_canonical_step_with_fp32_subregion_and_module_cast_is_silent() -> None:
     _assert_clean("clean_canonical_step.py")
 

@@ -129,6 +129,8 @@ def manual_cast_in_autocast(model: FileModel) -> Iterable[Finding]:
         region = model.regions.active(cast.call)
         if region is None or model.casts.in_custom_fwd(cast.call) or _inference(model, region, cast):
             continue
+        if cast.dtype == region.dtype and _handed_to_a_call(model, cast):
+            continue
         if any(reads_dtype(a) for a in assertions_after(model, cast.call)):
             continue  # the dtype is what the code checks: a test of half inputs under autocast
         if isinstance(cast.receiver, (cst.Name, cst.Attribute)):
@@ -142,6 +144,47 @@ def manual_cast_in_autocast(model: FileModel) -> Iterable[Finding]:
             "per-op policy for the ops it does not list (elementwise arithmetic, reductions and residual sums "
             "downstream then run in low precision); let autocast choose the dtype",
         )
+
+
+def _handed_to_a_call(model: FileModel, cast: Cast) -> bool:
+    """Whether the cast value is an input handed straight to a model or project function
+    (`self.transformer(hidden_states=x.to(dtype))`, or a value of the kwargs dict it is called
+    with): cast to the dtype autocast already runs in, its first ops see what autocast would
+    give them (lower-precision ops that dtype, fp32-listed ops their fp32 inputs, arithmetic with
+    fp32 weights promoted back). A torch function fed the cast (`torch.tanh(x.half())`) runs
+    in it whatever autocast's policy says, and stays reported."""
+    parent = model.parent(cast.call)
+    if isinstance(parent, cst.Arg) and parent.value is cast.call and not parent.star:
+        call = model.parent(parent)
+    elif isinstance(parent, cst.DictElement) and parent.value is cast.call:
+        call = _called_with(model, model.parent(parent))
+    else:
+        return False
+    if not isinstance(call, cst.Call) or call.func is cast.call:
+        return False
+    return not any(q.startswith("torch.") for q in model.names.resolve(call.func))
+
+
+def _called_with(model: FileModel, kwargs: Optional[cst.CSTNode], depth: int = 0) -> Optional[cst.Call]:
+    """The call in the same function that a dict literal, assigned to a name, is unpacked into
+    (`kwargs = {...}` then `model(**kwargs)`, or through another dict that spreads it:
+    `pos = {**kwargs, "mask": m}` then `model(**pos)`)."""
+    assign = model.parent(kwargs) if kwargs is not None else None
+    if depth > 3 or not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)):
+        return None
+    name = assign.targets[0].target.value
+    scope = model.enclosing_function(assign)
+    for node in model.name_nodes.get(name, ()):
+        parent = model.parent(node)
+        if model.enclosing_function(node) is not scope:
+            continue
+        if isinstance(parent, cst.Arg) and parent.star == "**":
+            return model.parent(parent)  # type: ignore[return-value]
+        if isinstance(parent, cst.StarredDictElement):
+            found = _called_with(model, model.parent(parent), depth + 1)
+            if found is not None:
+                return found
+    return None
 
 
 def _inference(model: FileModel, region: AutocastRegion, cast: Cast) -> bool:
