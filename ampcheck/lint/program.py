@@ -255,6 +255,7 @@ class GuardSpec:
     test: Optional[Test] = None
     case: int = 0  # which `case` of a match
     binds: tuple[str, ...] = ()  # the names a `for` binds each pass (`opt` in `for opt in optimizers`)
+    passes: Optional[int] = None  # how many passes a `for` over a sequence the code spells out makes
     node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
     @property
@@ -678,8 +679,34 @@ class _Builder:
             tested = node.test if isinstance(node, (cst.If, cst.While)) else node.iter if isinstance(node, cst.For) else None
             test = self._test(tested) if tested is not None else None
             binds = tuple(n.value for n in _walk_nodes(self.tree, node.target) if isinstance(n, cst.Name)) if isinstance(node, cst.For) else ()
-            g = self._guard_cache[k] = GuardSpec(kind, branch, id(node), test, case, binds, node=node)
+            passes = self._length(node.iter) if isinstance(node, cst.For) else None
+            g = self._guard_cache[k] = GuardSpec(kind, branch, id(node), test, case, binds, passes, node=node)
         return g
+
+    def _length(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[int]:
+        """How many items a sequence the code spells out holds: a list, tuple or dict literal
+        (or a local name bound to one), its `.values()` / `.items()`, `enumerate` of it, `zip`
+        of such. None where the length is not written (`for opt in optimizers` of a parameter)."""
+        if depth > 3:
+            return None
+        if isinstance(expr, (cst.List, cst.Tuple)):
+            return None if any(isinstance(e, cst.StarredElement) for e in expr.elements) else len(expr.elements)
+        if isinstance(expr, cst.Dict):
+            return None if any(isinstance(e, cst.StarredDictElement) for e in expr.elements) else len(expr.elements)
+        if isinstance(expr, cst.Name):
+            value = self.b.reaching_value(expr)
+            return self._length(value, depth + 1) if value is not None else None
+        if not isinstance(expr, cst.Call) or any(a.keyword is not None or a.star for a in expr.args):
+            return None
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("values", "items", "keys") and not expr.args:
+            return self._length(func.value, depth + 1)
+        if isinstance(func, cst.Name) and func.value == "enumerate" and len(expr.args) == 1:
+            return self._length(expr.args[0].value, depth + 1)
+        if isinstance(func, cst.Name) and func.value == "zip" and expr.args:
+            lengths = [self._length(a.value, depth + 1) for a in expr.args]
+            return None if None in lengths else min(lengths)  # type: ignore[type-var]
+        return None
 
     def _test(self, expr: cst.BaseExpression) -> Test:
         names, calls, strings = [], [], []

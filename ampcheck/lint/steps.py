@@ -128,6 +128,10 @@ class Guard:
         return self.spec.binds
 
     @property
+    def passes(self) -> Optional[int]:
+        return self.spec.passes
+
+    @property
     def test(self) -> Optional[Test]:
         return self.spec.test
 

@@ -33,9 +33,15 @@ def test_two_whole_cycles_in_one_iteration_are_legal(name: str):
     _exact(name)
 
 
-@pytest.mark.parametrize("name", ["amp103_trainer", "amp103_update_per_optimizer_script"])
+@pytest.mark.parametrize(
+    "name", ["amp103_trainer", "amp103_update_per_optimizer_script", "amp103_update_per_optimizer_of_a_named_list"],
+)
 def test_a_step_on_gradients_scaled_before_the_last_update_is_reported(name: str):
     _exact(name)
+
+
+def test_a_step_and_update_per_pass_over_optimizers_of_unknown_number_is_silent():
+    _exact("clean_update_per_optimizer_of_a_selected_one")
 
 
 def test_an_update_with_no_inf_check_since_the_last_is_reported():

@@ -501,7 +501,9 @@ def _stale(step: _Step, st: Event, s: str, b: Optional[Binding]) -> Optional[Eve
     """The update (or `update(new_scale)`) that runs between the scaled backward a step's
     gradients come from and the step: in order in one pass (step A, update, step B), or in a
     loop the backward is outside of that runs the step and then the update on every pass (a
-    loop over the optimizers stepping and updating each), whose next pass steps after it."""
+    loop over two or more optimizers the code names, stepping and updating each), whose next
+    pass steps after it. A loop over a sequence of unknown length (ESPnet's `for optimizer in
+    optimizers`, one optimizer unless a model picks one per turn) may make one pass only."""
     back = _last_backward(step, st)
     if back is None or back.kind != EventKind.SCALED_BACKWARD or back.scaler != s:
         return None
@@ -516,8 +518,10 @@ def _stale(step: _Step, st: Event, s: str, b: Optional[Binding]) -> Optional[Eve
             if read and _loops_prefix(r.loops, st.loops) and step.conditions(r, b, s) <= cst_:
                 return r
         elif step.index(r) > step.index(st) and b is not None and not b.inferred:
+            # (over a sequence of optimizers the code spells out with two or more: with one,
+            # one pass steps and updates once, as it should)
             loop = next((g for g in reversed(st.loops) if g not in back.loops), None)
-            if loop is not None and r.loops == st.loops and step.conditions(r, b, s) <= cst_:
+            if loop is not None and (loop.passes or 0) >= 2 and r.loops == st.loops and step.conditions(r, b, s) <= cst_:
                 return r
     return None
 
