@@ -111,7 +111,20 @@ class Bindings:
         self._infer_scalers()
         self.all: list[Binding] = [
             b for entries in self._by_key.values() for _, b in entries if b is not None
-        ] + list(self._inferred.values())
+        ] + list(self._inferred.values()) + self._annotated_scalers()
+
+    def _annotated_scalers(self) -> list[Binding]:
+        """The parameters annotated as GradScalers (`scaler: Optional[GradScaler]`) whose use
+        infers nothing more: scalers of the file all the same (a file that takes one scales)."""
+        out = []
+        for fn in self.tree.functions:
+            for p in (*fn.params.params, *fn.params.kwonly_params, *fn.params.posonly_params):
+                if p.annotation is None or (fn, p.name.value) in self._inferred:
+                    continue
+                b = self.param_binding(fn, p.name.value)
+                if b is not None and b.kind == "scaler":
+                    out.append(b)
+        return out
 
     # -- public questions -------------------------------------------------------------------
     def of_kind(self, kind: str) -> list[Binding]:

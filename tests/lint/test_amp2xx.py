@@ -76,6 +76,10 @@ def test_float16_autocast_whose_plain_backward_is_on_the_other_branch_is_silent(
     _assert_clean("clean_convnext_amp_branch.py")
 
 
+def test_float16_autocast_in_a_file_taking_an_annotated_scaler_parameter_is_silent() -> None:
+    _assert_clean("clean_fp16_scaler_handed_in_by_annotation.py")
+
+
 def test_bfloat16_autocast_without_scaler_is_correct() -> None:
     _assert_clean("clean_bf16_without_scaler.py")
 
