@@ -131,6 +131,14 @@ def test_function_whose_backward_restores_the_forward_autocast_state_from_ctx_is
     _assert_clean("clean_function_restoring_forward_autocast.py")
 
 
+def test_function_whose_forward_and_backward_are_decorated_with_one_autocast_state_is_silent() -> None:
+    _assert_clean("clean_function_with_one_autocast_on_both_passes.py")
+
+
+def test_function_with_autocast_decorating_its_forward_alone_is_flagged() -> None:
+    _assert_marked("amp304_function_with_autocast_on_forward_only.py")
+
+
 def test_deprecated_custom_fwd_spelling_is_left_to_amp403() -> None:
     _assert_clean("deprecated_custom_fwd_left_to_amp403.py", "AMP3")
 

@@ -208,7 +208,9 @@ def custom_function_without_amp_decorators(model: FileModel) -> Iterable[Finding
             continue
         if all(_autocast_neutral(model, fn, _ctx_name(fn), set()) for fn in methods.values()):
             continue
-        if "backward" in methods and _restores_forward_autocast(model, forward, methods["backward"]):
+        if "backward" in methods and (
+            _restores_forward_autocast(model, forward, methods["backward"]) or _same_fixed_autocast(model, forward, methods["backward"])
+        ):
             continue
         decorated = {name: _decorators(model, fn) for name, fn in methods.items()}
         if any(d & _DEPRECATED_DECORATORS for d in decorated.values()):
@@ -344,6 +346,14 @@ def _used_only_by_tests(model: FileModel, cls: cst.ClassDef) -> bool:
         and model.regions.enclosing(n) is None
         for n in refs
     )
+
+
+def _same_fixed_autocast(model: FileModel, forward: cst.FunctionDef, backward: cst.FunctionDef) -> bool:
+    """Whether forward and backward are both decorated with one autocast state (`@autocast()`
+    on each: esvit's sliding-chunk attention): each runs under it whatever state it is called
+    in, so the backward meets what its forward ran under."""
+    f, b = model.regions.enclosing(forward.body), model.regions.enclosing(backward.body)
+    return f is not None and b is not None and f.enabled is True and (f.device, f.dtype, f.enabled) == (b.device, b.dtype, b.enabled)
 
 
 def _restores_forward_autocast(model: FileModel, forward: cst.FunctionDef, backward: cst.FunctionDef) -> bool:
