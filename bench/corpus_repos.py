@@ -370,6 +370,18 @@ REPOS: tuple[Repo, ...] = (
     Repo("facebookresearch/vjepa2", "c2963a47433ecca0ad4f06ec28bcfa8cb5b5cefb", K.VISION, late=True),
     Repo("microsoft/torchscale", "4d1e0e82e5adf86dd424f1463192635b73fc8efc", K.FRAMEWORK, late=True),
     Repo("Stability-AI/stable-audio-tools", "50049e379e2fe8e35bffc99e57f23ade1c3471b7", K.TTS_GAN, late=True),
+    # -- and a sixth batch of eleven (speech LLM, codecs, video-language, diffusion, restoration), read with main 736f5fb
+    Repo("X-LANCE/SLAM-LLM", "a68e78f93a12a678438c8b43974fd987abb66927", K.SPEECH, late=True),
+    Repo("alibaba-damo-academy/FunCodec", "3435d870126a48fe61a87fac1af3b6530be388ea", K.SPEECH, late=True),
+    Repo("facebookresearch/LaViLa", "8002b5ab0db31789b9897a0a9c36729099e21ad4", K.MULTIMODAL, late=True),
+    Repo("guoyww/AnimateDiff", "e92bd5671ba62c0d774a32951453e328018b7c5b", K.DIFFUSION, late=True),
+    Repo("microsoft/CSWin-Transformer", "f111ae2f771df32006e7afd7916835dd67d4cb9d", K.VISION, late=True),
+    Repo("microsoft/esvit", "2d6becd92be61860697faabf35f88e0698e24379", K.VISION, late=True),
+    Repo("microsoft/X-Decoder", "165f8a6314ac84f5c36aaab7216f90dd97e38a43", K.DETECTION, late=True),
+    Repo("facebookresearch/multimodal", "3c2a85a39aafaec6b5b15df9cb05ffe1cbd026aa", K.FRAMEWORK, late=True),
+    Repo("ZhendongWang6/Uformer", "65fc970a8ffc09605faca74ed016ee93c9ad8a36", K.VISION, late=True),
+    Repo("baaivision/Painter", "cfec84587da2a2cc4e0b9acebe6fba1666e66477", K.VISION, late=True),
+    Repo("Vchitect/Latte", "b27c24a17487e3c33ae4e92364521303d0f14845", K.DIFFUSION, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
