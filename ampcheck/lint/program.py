@@ -119,6 +119,7 @@ class BindingInfo:
     toggles: tuple[str, ...] = ()
     made_by: Optional[str] = None  # an "instance" of what this function returns ("self.m" or a qualified name)
     made_item: Optional[int] = None  # ... in this place of the tuple it returns
+    passed_as: Optional[str] = None  # an "instance" of what the class's constructions pass as this `__init__` parameter
 
 
 # -- references ----------------------------------------------------------------------------------------
@@ -406,15 +407,14 @@ class _Builder:
         classes = {}
         if parts is None:
             for fn in self.tree.functions:
-                p = self._program(fn)
-                functions.setdefault(p.key, p)
+                self._define(functions, self._program(fn))
             for c in self.tree.classes:
                 info = self._class(c)
                 classes.setdefault(info.key, info)
         else:
             for programs, infos in parts:
                 for p in programs:
-                    functions.setdefault(p.key, p)
+                    self._define(functions, p)
                 for info in infos:
                     classes.setdefault(info.key, info)
         exports = self.tree.names.exports()
@@ -422,6 +422,18 @@ class _Builder:
             isinstance(s, cst.If) and "__main__" in self.tree.code_for(s.test) for s in self.tree.module.body
         )
         return ModuleSummary(self.module_name, functions, classes, exports, self.tree.path, script, self.tree.names.star_imports())
+
+    def _define(self, functions: dict[str, FunctionProgram], p: FunctionProgram) -> None:
+        """Add a program under its key. A second `def` of the name in the same block replaces
+        the first, as Python runs it (a class body defining `_train_epoch` twice); one in
+        another branch (`if ...: def f` / `else: def f`) leaves the first."""
+        held = functions.get(p.key)
+        if held is None:
+            functions[p.key] = p
+            return
+        here, there = self.tree.parents.get(p.node), self.tree.parents.get(held.node)  # type: ignore[arg-type]
+        if here is not None and here is there:
+            functions[p.key] = p
 
     # -- reuse, statement by statement -----------------------------------------------------------
     def _parts(self, kept: StatementPrograms) -> list[_Part]:
@@ -527,6 +539,8 @@ class _Builder:
             info = self._info(b)
             if info is not None:
                 attrs[attr_key[len("self."):]] = info
+        for attr, info in self._constructor_arguments(c).items():
+            attrs.setdefault(attr, info)
         aliases = {}
         for s in _statements(c.body):
             held = self._property_of(s) if isinstance(s, cst.FunctionDef) else None
@@ -535,6 +549,44 @@ class _Builder:
             if held is not None and held != s.name.value:
                 aliases[s.name.value] = held
         return ClassInfo(key, tuple(bases), methods, attrs, self._escapes(c), aliases)
+
+    def _constructor_arguments(self, c: cst.ClassDef) -> dict[str, BindingInfo]:
+        """The attributes the class binds once, in `__init__`, to a parameter of it
+        (`self.optimizer = optimizer`) and nowhere else, and steps or back-propagates through:
+        an instance of the class its annotation names, else of whatever the project's
+        constructions of the class pass there (`Trainer(optimizer=build_optimizer(...))`), for
+        the project model to say."""
+        init = next((f for f in _statements(c.body) if isinstance(f, cst.FunctionDef) and f.name.value == "__init__"), None)
+        if init is None:
+            return {}
+        params = {p.name.value for p in (*init.params.posonly_params, *init.params.params[1:], *init.params.kwonly_params)}
+        assigned: dict[str, list[cst.CSTNode]] = {}
+        for node in self.tree.assigns:
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            if self.tree.enclosing_class(node) is not c:
+                continue
+            for t in targets:
+                for attr in _self_attributes(t):
+                    assigned.setdefault(attr, []).append(node)
+        # (only those whose `step(...)` or `backward(...)` the class calls: what a wrapper's
+        # class decides, and all the search for constructions is paid for)
+        stepped = {
+            call.func.value.attr.value for call in self.tree.calls
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("step", "backward")
+            and isinstance(call.func.value, cst.Attribute) and self._is_self(call.func.value.value)
+            and self.tree.enclosing_class(call) is c
+        }
+        out = {}
+        for attr, nodes in assigned.items():
+            if attr not in stepped:
+                continue
+            [node] = nodes if len(nodes) == 1 else [None]
+            value = getattr(node, "value", None)
+            if not (isinstance(node, cst.Assign) and self.tree.enclosing_function(node) is init
+                    and isinstance(value, cst.Name) and value.value in params):
+                continue
+            out[attr] = self._annotated_instance(init, value.value) or BindingInfo("instance", passed_as=value.value)
+        return out
 
     def _property_of(self, fn: cst.FunctionDef) -> Optional[str]:
         """The attribute a `@property` hands out: every `return` of it returns `self.<attr>`
@@ -639,10 +691,14 @@ class _Builder:
         return tuple(place.pop() if len(place) == 1 else None for place in places)
 
     def _returned_class(self, value: cst.BaseExpression, at: cst.CSTNode) -> Optional[str]:
-        """The class of a returned value: a local GradScaler's, or the class a call constructs."""
+        """The class of a returned value: a local GradScaler's, a local object's of a class
+        named where it was built, or the class a call constructs."""
         local = self.b.lookup(value, at) if isinstance(value, cst.Name) else None
         if local is not None and local.kind == "scaler" and not local.inferred:
             return local.qualname
+        if local is not None and local.kind in ("object", "model", "instance") and local.maker is None:
+            # a local built from a class first (`multi_optim = MultiOptimizer(...); return multi_optim`)
+            return f"{self.module_name}.{scope_key(self.tree, local.cls)}" if local.cls is not None else local.class_qualname
         return self._class_name(value.func) if isinstance(value, cst.Call) else None
 
     def _class_name(self, expr: cst.BaseExpression) -> Optional[str]:
@@ -1267,6 +1323,15 @@ def _walk_names(tree: SourceTree, node: cst.CSTNode) -> Iterator[cst.Name]:
             stack.append(cur.value)
         elif not isinstance(cur, cst.Lambda):
             stack.extend(tree.children(cur))
+
+
+def _self_attributes(target: cst.BaseExpression) -> Iterator[str]:
+    """The `self.<attr>` names an assignment target binds (`self.a`, `self.a, self.b = ...`)."""
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+        yield target.attr.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for el in target.elements:
+            yield from _self_attributes(el.value)
 
 
 def _names_in(target: cst.BaseExpression) -> Iterator[cst.Name]:

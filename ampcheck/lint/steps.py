@@ -40,6 +40,7 @@ nonfinite (a check or repair of inf/NaN), opaque.
 from __future__ import annotations
 
 import itertools
+import os
 import re
 from dataclasses import dataclass, field, replace
 from ampcheck.lint.enums import StrEnum
@@ -52,7 +53,7 @@ from ampcheck.lint.closures import handed_out, keeps_alias, local_use
 from ampcheck.lint.kinds import framework_backward, is_optimizer_class, is_scaler_class, named_like_optimizer, scaler_shaped
 from ampcheck.lint.program import (
     Attr, BindingInfo, Branch, ClassInfo, FunctionProgram, GuardKind, GuardSpec, Imported, Local, Member, Method,
-    ModuleSummary, Op, OpKind, Param, Ref, Scaled, SelfMethod, Test, Value,
+    ModuleSummary, Op, OpKind, Param, Ref, Scaled, SelfMethod, Test, Unknown, Value,
 )
 from ampcheck.lint.project import Project
 from ampcheck.lint.timings import Phase, timed
@@ -307,6 +308,8 @@ class StepEvents:
         # in the sequence being replayed
         self._reached_scalers: dict[str, BindingInfo] = {}
         self._standalone: dict[int, list[Event]] = {}
+        # (class, `__init__` parameter) -> the one class its constructions pass there
+        self._passed: dict[tuple[int, str], Optional[str]] = {}
 
     # -- public questions ------------------------------------------------------------------------
     def roots(self) -> Iterator[tuple[FunctionProgram, list[Event]]]:
@@ -796,7 +799,7 @@ class StepEvents:
             return
         if resolve and self._follow_method(op, recv, name, frame, guards, out, follow):
             return
-        if name == "step" and self._is_optimizer(recv):
+        if name == "step" and self._is_optimizer(recv) and not self._hands_a_scaler(op, frame):
             out.append(self._event(EventKind.OPT_STEP, op, frame, guards, target=recv.text))
         elif name == "zero_grad":
             out.append(self._event(EventKind.ZERO_GRAD, op, frame, guards, target=recv.text))
@@ -857,6 +860,15 @@ class StepEvents:
                     or self._reached_through(v):
                 return True
         return False
+
+    def _hands_a_scaler(self, op: Op, frame: _Frame) -> bool:
+        """Whether a call is handed a GradScaler: a `step(...)` that is (`optimizer.step("gen",
+        scaler=scaler)`) is no torch `Optimizer.step(closure)` but a wrapper's that works the
+        scaler itself, out of sight."""
+        return any(
+            ref is not None and not isinstance(ref, Scaled) and self._scaler(self.val(ref, frame)) is not None
+            for ref in (*op.args, *(v for _, v in op.kwargs))
+        )
 
     def _opaque(self, op: Op, frame: _Frame, guards: tuple[Guard, ...], out: list[Event]) -> None:
         """A call into code the project does not hold: opaque when it is handed a scaler or an
@@ -921,6 +933,8 @@ class StepEvents:
             b = c.attrs.get(name)
             if b is not None:
                 v = self._bound(text, b, m, self_cls=cls)
+                if b.passed_as is not None and v.binding is None and v.cls is None:
+                    return Val(text)  # the constructions say nothing: as if the class bound nothing
                 return Val(v.text, v.binding, cls=v.cls, key=f"{m.name}.{c.key}.{name}")
         return Val(text)
 
@@ -932,8 +946,17 @@ class StepEvents:
         project function returns) made what the project says the class is: one of its own
         classes (a model, an optimizer, a scaler subclass, or any object whose methods can be
         followed), a GradScaler or optimizer it re-exports, else unknown."""
+        if b is not None and b.kind == "optimizer" and b.cls is None and b.qualname is not None and not b.qualname.startswith("torch."):
+            # an optimizer by the name of its factory (`build_optimizer(...)`): a project
+            # function says what it returns (a wrapper class of the project, say)
+            made = self._made(b.qualname, module, self_cls)
+            if made is not None:
+                b = BindingInfo("instance", b.qualname, b.enabled, cls=made)
         if b is not None and b.kind == "instance" and b.cls is None:
-            made = self._made(b.made_by, module, self_cls, b.made_item)
+            if b.passed_as is not None:
+                made = self._passed_to(self_cls, b.passed_as) if self_cls is not None else None
+            else:
+                made = self._made(b.made_by, module, self_cls, b.made_item)
             b = replace(b, cls=made) if made is not None else None
         cls = self._class_of(b, module)
         if b is not None and b.kind == "instance":
@@ -966,6 +989,58 @@ class StepEvents:
         else:
             returned = fn.returns_items[item] if item < len(fn.returns_items) else None
         return self._qualified(returned, home) if returned is not None else None
+
+    def _passed_to(self, cls: ClassRef, param: str) -> Optional[str]:
+        """The qualified name of the class of what every construction of `cls` in the project
+        passes as `param` of its `__init__` (`Trainer(optimizer=build_optimizer(...))`, the
+        class `build_optimizer` returns); None when one passes something else, or something
+        this model cannot name (a caller's own parameter), or there is none."""
+        key = (id(cls[1]), param)
+        if key in self._passed:
+            return self._passed[key]
+        self._passed[key] = None  # (a construction that passes another object of the class)
+        found = self.project.method(*cls, "__init__")
+        names: set[Optional[str]] = set()
+        if found is not None:
+            for module, fn, op in self._constructions(cls):
+                known, ref = _argument(op, found[2], param)
+                if not known:
+                    names.add(None)
+                elif ref is not None:
+                    v = self.val(ref, _Frame(module, fn, {}, self._class_ref(module, fn), stack=(id(fn),)))
+                    names.add(f"{v.cls[0].name}.{v.cls[1].key}" if v.cls is not None else None)
+        answer = names.pop() if len(names) == 1 else None
+        self._passed[key] = answer
+        return answer
+
+    def _constructions(self, cls: ClassRef) -> Iterator[tuple[ModuleSummary, FunctionProgram, Op]]:
+        """The calls of the project that construct `cls` by its name: in its module, and in
+        the files that import that module and name the class."""
+        module, info = cls
+        if "." in info.key or not module.path:
+            return  # (a nested class is built by its outer one)
+        home = os.path.abspath(module.path)
+        paths: list[str] = []
+        if self.project.reads:
+            paths = self.project.files_mentioning(
+                self.project.import_names(home), {info.key}, self.project.reexported_by(home), (info.key,),
+            )
+        for m in (module, *(self.project.summary(p) for p in sorted(set(paths) - {home}))):
+            if m is None:
+                continue
+            for fn in m.functions.values():
+                for op in fn.ops:
+                    if op.kind is OpKind.CALL and self._constructs(op, m, cls):
+                        yield m, fn, op
+
+    def _constructs(self, op: Op, module: ModuleSummary, cls: ClassRef) -> bool:
+        callee = op.callee
+        if isinstance(callee, Unknown):
+            return module is cls[0] and callee.name == cls[1].key
+        if isinstance(callee, Imported):
+            symbol = self.project.lookup(callee.qualname, module)
+            return symbol is not None and symbol.function is None and symbol.cls is cls[1]
+        return False
 
     def _qualified(self, cls: str, module: ModuleSummary) -> Optional[str]:
         """A class name as the module that names it sees it, made absolute for any module."""
@@ -1010,6 +1085,18 @@ class StepEvents:
         if v.text is None:
             return False
         return named_like_optimizer(v.text.rsplit(".", 1)[-1])
+
+
+def _argument(op: Op, init: FunctionProgram, param: str) -> tuple[bool, Optional[Ref]]:
+    """What a construction passes as `param` of the class's `__init__`: (True, its reference),
+    (True, None) when it leaves the default, (False, None) when `*args`/`**kwargs` may hold it."""
+    for name, ref in op.kwargs:
+        if name == param:
+            return True, ref
+    positional = list(init.params[1:])
+    if param in positional and positional.index(param) < len(op.args):
+        return True, op.args[positional.index(param)]
+    return (not op.star), None
 
 
 def _external_instance(qualname: str, b: BindingInfo) -> Optional[BindingInfo]:
