@@ -85,6 +85,7 @@ class Binding:
     # `build_scaler` (the callee of `x = self.setup_optimizers()`)
     maker: Optional[cst.BaseExpression] = None
     item: Optional[int] = None  # which element of the tuple the maker returns (`a, b = make()`)
+    unit_scale: bool = False  # a GradScaler built with `init_scale=1`: its scale is 1 until an update grows it
 
 
 Assignment = Union[cst.Assign, cst.AnnAssign]
@@ -497,8 +498,11 @@ class Bindings:
             else:
                 v = self.consts.value(dev_expr)
                 device = v if isinstance(v, str) else None
+        init = _arg(call, "init_scale", 1 if device_first else 0)
+        unit = init is not None and self.consts.value(init) == 1 and not isinstance(self.consts.value(init), bool)
         return Binding(
-            "scaler", key, call, qual, enabled=enabled, built_enabled=enabled, device=device, scope=scope, toggles=toggles
+            "scaler", key, call, qual, enabled=enabled, built_enabled=enabled, device=device, scope=scope, toggles=toggles,
+            unit_scale=unit,
         )
 
     def _params_of(self, call: cst.Call) -> Optional[str]:

@@ -76,6 +76,23 @@ OPTIMIZER_NAMES = frozenset(
         "create_optimizer_v2", "build_optimizer", "configure_optimizers",
     }
 )
+# Optimizers whose update divides the gradient by a running measure of its own size (Adam's
+# second moment, Adagrad's and RMSprop's sums of squares) or takes only its sign (Rprop, Lion):
+# a constant factor on every gradient leaves the step as it was (up to `eps`).
+SCALE_INVARIANT_OPTIMIZERS = frozenset(
+    {
+        "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "SparseAdam", "Adagrad", "RMSprop", "Rprop", "Lion",
+        "FusedAdam", "AdamW8bit", "Adam8bit", "PagedAdamW", "PagedAdamW8bit",
+    }
+)
+
+
+def scale_invariant_optimizer(qualname: Optional[str]) -> bool:
+    """Whether an optimizer class (by its qualified name) steps alike on gradients multiplied
+    by one constant."""
+    return qualname is not None and qualname.rpartition(".")[2] in SCALE_INVARIANT_OPTIMIZERS
+
+
 # ("opts" is options, not optimizers)
 OPTIMIZER_NAME = re.compile(r"(^|_)(opt|optims?|optimi[sz]ers?)(_|$|\d)|optimi[sz]er", re.I)
 

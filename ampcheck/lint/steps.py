@@ -800,7 +800,7 @@ class StepEvents:
         if resolve and self._follow_method(op, recv, name, frame, guards, out, follow):
             return
         if name == "step" and self._is_optimizer(recv) and not self._hands_a_scaler(op, frame):
-            out.append(self._event(EventKind.OPT_STEP, op, frame, guards, target=recv.text))
+            out.append(self._event(EventKind.OPT_STEP, op, frame, guards, target=recv.text, target_binding=recv.binding))
         elif name == "zero_grad":
             out.append(self._event(EventKind.ZERO_GRAD, op, frame, guards, target=recv.text))
         else:

@@ -20,7 +20,7 @@ import libcst as cst
 from ampcheck.findings import Finding
 from ampcheck.lint.checks import check
 from ampcheck.lint.closures import local_use
-from ampcheck.lint.kinds import is_scaler_class, scaler_shaped
+from ampcheck.lint.kinds import is_scaler_class, scale_invariant_optimizer, scaler_shaped
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.program import BindingInfo as Binding, Branch, GuardKind, Imported, Test
 from ampcheck.lint.steps import Event, EventKind, Guard, exclusive, separating
@@ -311,6 +311,10 @@ def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
         if step.blocked(last.scaler, o.target, at=o, since=last):
             continue
         s, b = last.scaler, scalers[last.scaler]
+        if _constant_scale(step, s) and (
+            (b is not None and b.unit_scale) or (o.target_binding is not None and scale_invariant_optimizer(o.target_binding.qualname))
+        ):
+            continue  # a loss multiplied by 1, or by a constant an Adam-like step does not see
         if any(
             step.alternative(o, x, b, s) and not exclusive(x, last)
             for x in step.events if x.kind in _SCALER_EVENTS and x.scaler == s
@@ -332,6 +336,16 @@ def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
                 f"`{s}.step({opt})` would have skipped (and backed the scale off for); call `{s}.step({opt})` "
                 "instead, or check the gradients for inf/NaN before stepping by hand")
             )
+
+
+def _constant_scale(step: _Step, s: str) -> bool:
+    """Whether the scaler `s` only ever multiplies losses here: nothing steps, unscales,
+    updates it or hands it to code out of sight, so its scale stays the one it was built with
+    (nerfacc's `GradScaler(2**10)` in front of Adam)."""
+    return not step.blocked(s) and not any(
+        e.scaler == s and e.kind in (EventKind.UPDATE, EventKind.SET_SCALE, EventKind.SCALER_STEP, EventKind.UNSCALE)
+        for e in step.events
+    )
 
 
 def _hand_step_then_update(step: _Step, o: Event, scalers: dict[str, Binding]) -> Iterator[tuple[Event, str]]:
