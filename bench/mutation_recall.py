@@ -259,8 +259,6 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "GradScaler(1), never stepped or updated, in front of a hand Adam step: scale(loss) multiplies by 1",
     ("KAIR-BAIR/nerfacc", "examples/train_mlp_nerf.py", "drop_scale", 206):
         "GradScaler(1), never stepped or updated, in front of a hand Adam step: scale(loss) multiplies by 1",
-    ("KAIR-BAIR/nerfacc", "examples/train_ngp_nerf.py", "drop_scale", 249):
-        "GradScaler(2**10), never stepped or updated, in front of Adam, whose step a constant gradient factor leaves as it was",
 }
 
 # Repositories too large to mutate every file in the time a run has: at most this many of
