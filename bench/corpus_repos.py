@@ -382,6 +382,16 @@ REPOS: tuple[Repo, ...] = (
     Repo("ZhendongWang6/Uformer", "65fc970a8ffc09605faca74ed016ee93c9ad8a36", K.VISION, late=True),
     Repo("baaivision/Painter", "cfec84587da2a2cc4e0b9acebe6fba1666e66477", K.VISION, late=True),
     Repo("Vchitect/Latte", "b27c24a17487e3c33ae4e92364521303d0f14845", K.DIFFUSION, late=True),
+    # -- and a seventh batch of nine (stereo, depth, matching, NeRF, detection, LLM, TTS), read with main dfca6d4
+    Repo("Peterande/D-FINE", "4a1f73a8bcfac736a88abde9596d87f116d780a7", K.DETECTION, late=True),
+    Repo("karpathy/llama2.c", "350e04fe35433e6d2941dce5a1f53308f87058eb", K.LLM, late=True),
+    Repo("gangweiX/IGEV", "e61a6756984844beb035ec9666ea70e05dcc6b93", K.NERF_3D, late=True),
+    Repo("naver/croco", "d7de0705845239092414480bd829228723bf20de", K.VISION, late=True),
+    Repo("isl-org/ZoeDepth", "d87f17b2f5fdcb174cf4fb115491f4a6c60de152", K.VISION, late=True),
+    Repo("KAIR-BAIR/nerfacc", "fb876fd43eaa7fd1724d002dd5c9bd30255470bf", K.NERF_3D, late=True),
+    Repo("NVlabs/neuralangelo", "94390b64683c067c620d9e075224ccfe582647d0", K.NERF_3D, late=True),
+    Repo("cvg/glue-factory", "2d17e3b3bd7d30f0c828d4c4d3eac4ecefbf283d", K.VISION, late=True),
+    Repo("keonlee9420/Comprehensive-Transformer-TTS", "dca252cae50a18464ce2410aa85a21c557c72d7a", K.TTS_GAN, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
