@@ -490,6 +490,8 @@ class Bindings:
                 n for n in re.findall(r"[A-Za-z_][\w.]*", self.tree.code_for(enabled_expr))
                 if n not in ("True", "False", "None")
             ))
+        elif any(a.star for a in call.args):
+            enabled = None  # `GradScaler(**cfg.amp_config)`: the configuration may switch it off
         device = fixed
         if device_first:
             dev_expr = _arg(call, "device", 0)

@@ -51,3 +51,8 @@ def test_maybe_enabled_scaler_says_when_it_applies():
     assert f.message.startswith("When the scaler is enabled")
     (g,) = lint_file(AMP1XX / "amp101_script.py", select="AMP101")
     assert "When the scaler is enabled" not in g.message and "scaler.step(optimizer)" in g.message
+
+
+def test_scaler_built_from_unpacked_configuration_may_be_off():
+    (f,) = lint_file(AMP1XX / "amp109_scaler_from_configuration_trainer.py", select="AMP109")
+    assert f.message.startswith("When the scaler is enabled")
