@@ -208,6 +208,7 @@ class GuardKind(StrEnum):
     WHILE = "while"
     TRY = "try"
     MATCH = "match"
+    EXIT = "exit"  # a statement some path through which leaves early (Branch LEFT / STAYED)
 
 
 _GUARD_KINDS = {
@@ -223,6 +224,8 @@ class Branch(StrEnum):
     RETRY = "retry"  # a loop body that runs once unless sent round again
     EXCEPT = "except"
     CASE = "case"  # a `case` of a `match` (which one: `GuardSpec.case`)
+    LEFT = "left"  # a path through a statement that then leaves it (`...; break`, `...; return`)
+    STAYED = "stayed"  # the code after that statement, which runs only where no path left
 
 
 @dataclass(frozen=True)
@@ -804,9 +807,56 @@ class _Builder:
 
     def _block(self, stmts: Sequence[cst.CSTNode], guards: tuple[GuardSpec, ...], out: list[Op]) -> None:
         for stmt in stmts:
+            start = len(out)
             self._statement(stmt, guards, out)
             if isinstance(stmt, cst.If) and stmt.orelse is None and _exits(stmt.body):
                 guards = (*guards, self._guard(stmt, Branch.ORELSE))
+                continue
+            leaving = _leaving_blocks(stmt)
+            if not leaving:
+                continue
+            # a path through `stmt` leaves it (and the code after it) early: what runs on that
+            # path and what runs after `stmt` never meet in one pass (imaginaire's skip branch:
+            # `scaler.step(opt); scaler.update(); break`, then the regular step and update)
+            # (LEFT's case numbers the path from 1, STAYED's counts them). An op inside `stmt`
+            # from which no leaving path can follow stays too (the else of imaginaire's
+            # if-chain); one that may go either way (before a `return` on its branch) has neither.
+            lefts = [GuardSpec(GuardKind.EXIT, Branch.LEFT, id(stmt), case=i, node=stmt) for i in range(1, len(leaving) + 1)]
+            stayed = GuardSpec(GuardKind.EXIT, Branch.STAYED, id(stmt), case=len(leaving), node=stmt)
+            for op in out[start:]:
+                if op.node is None:
+                    continue
+                on = next((g for g, b in zip(lefts, leaving) if self._inside(op.node, b)), None)
+                if on is None and not self._may_leave(op.node, stmt, leaving):
+                    on = stayed
+                if on is not None:
+                    op.guards = (*op.guards, on)
+            guards = (*guards, stayed)
+
+    def _inside(self, node: cst.CSTNode, block: cst.CSTNode) -> bool:
+        return any(a is block for a in self.tree.ancestors(node))
+
+    def _may_leave(self, node: cst.CSTNode, stmt: cst.CSTNode, leaving: list[cst.BaseSuite]) -> bool:
+        """Whether a path through `stmt` that runs `node` can go on into one of its `leaving`
+        blocks: one later in a block around `node` (inside `stmt`), anywhere in a loop around it
+        that runs again, or an `except` of a `try` whose body holds it."""
+        child: cst.CSTNode = node
+        for anc in self.tree.ancestors(node):
+            if isinstance(anc, (cst.Try, cst.TryStar)) and child is anc.body and any(
+                self._inside(b, h) for h in anc.handlers for b in leaving
+            ):
+                return True  # (an exception in the `try` sends it to a handler that leaves)
+            if anc is stmt:
+                return False
+            if isinstance(anc, (cst.For, cst.While)) and any(self._inside(b, anc) for b in leaving):
+                return True
+            if isinstance(anc, cst.BaseSuite):
+                stmts = list(_statements(anc))
+                later = stmts[next((i for i, s in enumerate(stmts) if s is child), len(stmts)) + 1:]
+                if any(b is s or self._inside(b, s) for s in later for b in leaving):
+                    return True
+            child = anc
+        return False
 
     def _statement(self, stmt: cst.CSTNode, guards: tuple[GuardSpec, ...], out: list[Op]) -> None:
         def sub(body: cst.CSTNode, guard: Optional[GuardSpec]) -> None:
@@ -1277,6 +1327,32 @@ def _exits(body: cst.BaseSuite, leaving: tuple[type, ...] = (cst.Continue, cst.B
     last = stmts[-1]
     smalls = last.body if isinstance(last, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else []
     return bool(smalls) and isinstance(smalls[-1], leaving)
+
+
+def _leaving_blocks(stmt: cst.CSTNode) -> list[cst.BaseSuite]:
+    """The blocks nested in a compound statement (not the statement's own body when it is an
+    `if` without else: `_block` guards that one) that end by leaving it and the code after it:
+    with `return` or `raise` at any depth but a nested function's, with `break` or `continue`
+    outside any loop nested in it. A loop statement's own `break` leaves only the loop."""
+    found: list[cst.BaseSuite] = []
+    # (the body a loop, `with` or `try` always enters is no path of its own: a loop body ending
+    # in `return` is a retry loop, whose passes the loop guard already tells apart)
+    own = getattr(stmt, "body", None) if isinstance(stmt, (cst.For, cst.While, cst.With, cst.Try, cst.TryStar)) else None
+
+    def walk(node: cst.CSTNode, in_loop: bool) -> None:
+        for child in node.children:
+            if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                continue
+            loop = in_loop or isinstance(child, (cst.For, cst.While))
+            if isinstance(child, cst.BaseSuite) and child is not own and _exits(
+                child, (cst.Return, cst.Raise) if loop else (cst.Continue, cst.Break, cst.Return, cst.Raise)
+            ):
+                found.append(child)
+            walk(child, loop)
+
+    if isinstance(stmt, (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.With, cst.Match)):
+        walk(stmt, isinstance(stmt, (cst.For, cst.While)))
+    return found
 
 
 def _is_super_call(expr: cst.BaseExpression) -> bool:

@@ -204,7 +204,7 @@ def separating(a: Event, b: Event) -> list[Guard]:
     sides = {g.condition: g.side for g in a.guards if not g.is_loop}
     return [
         g for g in b.guards
-        if sides.get(g.condition, g.side) != g.side and g.kind in (GuardKind.IF, GuardKind.MATCH)
+        if sides.get(g.condition, g.side) != g.side and g.kind in (GuardKind.IF, GuardKind.MATCH, GuardKind.EXIT)
     ]
 
 

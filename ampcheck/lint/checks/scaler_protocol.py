@@ -161,17 +161,29 @@ class _Step:
     def covered(self, x: Event, resets: list[Event], scaler: Optional[Binding], text: str) -> bool:
         """Whether one of `resets` runs on every path `x` runs on: one under no condition `x`
         lacks, or two on the two sides of one `if` and under no other (`update(new_scale)`
-        above a threshold, `update()` below it)."""
+        above a threshold, `update()` below it), or one after a statement that some paths leave
+        early and one on each of those paths."""
         cx = self.conditions(x, scaler, text)
         sides: dict[tuple, set[tuple[Branch, int]]] = {}
         for r in resets:
             extra = self.conditions(r, scaler, text) - cx
             if not extra:
                 return True
+            if all(c.side[0] is Branch.STAYED for c in extra) and all(
+                set(range(1, c.side[1] + 1)) <= self._left_with_reset(c.key, resets) for c in extra
+            ):
+                return True  # after statements that some paths leave early, and on each of those paths
             if len(extra) == 1:
                 [c] = extra
                 sides.setdefault(c.key, set()).add(c.side)
         return any({(Branch.BODY, 0), (Branch.ORELSE, 0)} <= found for found in sides.values())
+
+    @staticmethod
+    def _left_with_reset(key: tuple, resets: list[Event]) -> set[int]:
+        """The early-leaving paths (numbered) through the statement `key` names that run one of
+        `resets` before they leave (imaginaire's `step(); update(); break` when the norm is too
+        large, beside the regular step and update after the statement)."""
+        return {g.side[1] for r in resets for g in r.guards if g.branch is Branch.LEFT and g.condition == key}
 
     def alternative(self, a: Event, b: Event, scaler: Optional[Binding], text: str) -> bool:
         """Whether `a` and `b` sit on the two sides of a condition that switches AMP
