@@ -392,6 +392,15 @@ REPOS: tuple[Repo, ...] = (
     Repo("NVlabs/neuralangelo", "94390b64683c067c620d9e075224ccfe582647d0", K.NERF_3D, late=True),
     Repo("cvg/glue-factory", "2d17e3b3bd7d30f0c828d4c4d3eac4ecefbf283d", K.VISION, late=True),
     Repo("keonlee9420/Comprehensive-Transformer-TTS", "dca252cae50a18464ce2410aa85a21c557c72d7a", K.TTS_GAN, late=True),
+    # -- and an eighth batch of eight (GAN library, depth, diffusion, time series, text-to-3D, human-centric vision), read with main 60b7237
+    Repo("NVlabs/imaginaire", "c6f74845c699c58975fd12b778c375b72eb00e8d", K.TTS_GAN, late=True),
+    Repo("apple/ml-aim", "bd9e06893f3ad68bda56b34ac2158fda2680b7fc", K.VISION, late=True),
+    Repo("LiheYoung/Depth-Anything", "1d03336771fe09c5398ffdd211441e33941a97dc", K.VISION, late=True),
+    Repo("crowsonkb/k-diffusion", "4601bf085320592473f681a62808ed873d17fad5", K.DIFFUSION, late=True),
+    Repo("thuml/iTransformer", "c2426e68ca13f74aaec08045c5c724d8ad328124", K.RESEARCH, late=True),
+    Repo("cure-lab/LTSF-Linear", "0c113668a3b88c4c4ee586b8c5ec3e539c4de5a6", K.RESEARCH, late=True),
+    Repo("thu-ml/prolificdreamer", "5a3030471f3a5c7caf88335c3fdaf4fadfdd1231", K.NERF_3D, late=True),
+    Repo("facebookresearch/sapiens", "3e829ac27476e4a70b6a01f85e487492afe02df1", K.FRAMEWORK, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
