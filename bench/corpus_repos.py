@@ -339,7 +339,7 @@ REPOS: tuple[Repo, ...] = (
     Repo("NVlabs/GCVit", "8e1941f2099eeb99ee9e8472a5ddbd6b94a8958f", K.VISION, late=True),
     Repo("Atten4Vis/ConditionalDETR", "8ea7c3f3fff49cd287855d4f13cc12a6066bc8e9", K.DETECTION, late=True),
     Repo("PeizeSun/SparseR-CNN", "0e5028da8edd4d0ab2a31b85e511a7af196529d2", K.DETECTION, late=True),
-    # -- and a fifth batch of thirty (3D, BEV detection, diffusion, TTS, video, frameworks), read with main 51f7b55
+    # -- stop 27: thirty more (3D, BEV detection, diffusion, TTS, video, frameworks), read with main 51f7b55
     Repo("naver/dust3r", "4c24a6ebf04809f2cfe59915e51779c8984aaa40", K.NERF_3D, late=True),
     Repo("fundamentalvision/BEVFormer", "66b65f3a1f58caf0507cb2a971b9c0e7f842376c", K.DETECTION, late=True),
     Repo("mit-han-lab/bevfusion", "326653dc06e0938edf1aae7d01efcd158ba83de5", K.DETECTION, late=True),
@@ -370,7 +370,7 @@ REPOS: tuple[Repo, ...] = (
     Repo("facebookresearch/vjepa2", "c2963a47433ecca0ad4f06ec28bcfa8cb5b5cefb", K.VISION, late=True),
     Repo("microsoft/torchscale", "4d1e0e82e5adf86dd424f1463192635b73fc8efc", K.FRAMEWORK, late=True),
     Repo("Stability-AI/stable-audio-tools", "50049e379e2fe8e35bffc99e57f23ade1c3471b7", K.TTS_GAN, late=True),
-    # -- and a sixth batch of eleven (speech LLM, codecs, video-language, diffusion, restoration), read with main 736f5fb
+    # -- and a second batch of eleven (speech LLM, codecs, video-language, diffusion, restoration), read with main 736f5fb
     Repo("X-LANCE/SLAM-LLM", "a68e78f93a12a678438c8b43974fd987abb66927", K.SPEECH, late=True),
     Repo("alibaba-damo-academy/FunCodec", "3435d870126a48fe61a87fac1af3b6530be388ea", K.SPEECH, late=True),
     Repo("facebookresearch/LaViLa", "8002b5ab0db31789b9897a0a9c36729099e21ad4", K.MULTIMODAL, late=True),
@@ -382,7 +382,7 @@ REPOS: tuple[Repo, ...] = (
     Repo("ZhendongWang6/Uformer", "65fc970a8ffc09605faca74ed016ee93c9ad8a36", K.VISION, late=True),
     Repo("baaivision/Painter", "cfec84587da2a2cc4e0b9acebe6fba1666e66477", K.VISION, late=True),
     Repo("Vchitect/Latte", "b27c24a17487e3c33ae4e92364521303d0f14845", K.DIFFUSION, late=True),
-    # -- and a seventh batch of nine (stereo, depth, matching, NeRF, detection, LLM, TTS), read with main dfca6d4
+    # -- and a third batch of nine (stereo, depth, matching, NeRF, detection, LLM, TTS), read with main dfca6d4
     Repo("Peterande/D-FINE", "4a1f73a8bcfac736a88abde9596d87f116d780a7", K.DETECTION, late=True),
     Repo("karpathy/llama2.c", "350e04fe35433e6d2941dce5a1f53308f87058eb", K.LLM, late=True),
     Repo("gangweiX/IGEV", "e61a6756984844beb035ec9666ea70e05dcc6b93", K.NERF_3D, late=True),
@@ -392,7 +392,7 @@ REPOS: tuple[Repo, ...] = (
     Repo("NVlabs/neuralangelo", "94390b64683c067c620d9e075224ccfe582647d0", K.NERF_3D, late=True),
     Repo("cvg/glue-factory", "2d17e3b3bd7d30f0c828d4c4d3eac4ecefbf283d", K.VISION, late=True),
     Repo("keonlee9420/Comprehensive-Transformer-TTS", "dca252cae50a18464ce2410aa85a21c557c72d7a", K.TTS_GAN, late=True),
-    # -- and an eighth batch of eight (GAN library, depth, diffusion, time series, text-to-3D, human-centric vision), read with main 60b7237
+    # -- and a fourth batch of eight (GAN library, depth, diffusion, time series, text-to-3D, human-centric vision), read with main 60b7237
     Repo("NVlabs/imaginaire", "c6f74845c699c58975fd12b778c375b72eb00e8d", K.TTS_GAN, late=True),
     Repo("apple/ml-aim", "bd9e06893f3ad68bda56b34ac2158fda2680b7fc", K.VISION, late=True),
     Repo("LiheYoung/Depth-Anything", "1d03336771fe09c5398ffdd211441e33941a97dc", K.VISION, late=True),
