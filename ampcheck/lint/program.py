@@ -566,9 +566,9 @@ class _Builder:
         params = {p.name.value for p in (*init.params.posonly_params, *init.params.params[1:], *init.params.kwonly_params)}
         assigned: dict[str, list[cst.CSTNode]] = {}
         for node in self.tree.assigns:
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
             if self.tree.enclosing_class(node) is not c:
                 continue
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
             for t in targets:
                 for attr in _self_attributes(t):
                     assigned.setdefault(attr, []).append(node)
@@ -581,15 +581,14 @@ class _Builder:
             and self.tree.enclosing_class(call) is c
         }
         out = {}
-        for attr, nodes in assigned.items():
-            if attr not in stepped:
+        for attr in sorted(stepped & assigned.keys()):
+            nodes = assigned[attr]
+            node = nodes[0] if len(nodes) == 1 else None
+            if not isinstance(node, cst.Assign) or self.tree.enclosing_function(node) is not init:
                 continue
-            [node] = nodes if len(nodes) == 1 else [None]
-            value = getattr(node, "value", None)
-            if not (isinstance(node, cst.Assign) and self.tree.enclosing_function(node) is init
-                    and isinstance(value, cst.Name) and value.value in params):
-                continue
-            out[attr] = self._annotated_instance(init, value.value) or BindingInfo("instance", passed_as=value.value)
+            if isinstance(node.value, cst.Name) and node.value.value in params:
+                name = node.value.value
+                out[attr] = self._annotated_instance(init, name) or BindingInfo("instance", passed_as=name)
         return out
 
     def _property_of(self, fn: cst.FunctionDef) -> Optional[str]:
