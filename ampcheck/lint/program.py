@@ -399,6 +399,7 @@ class _Builder:
         self.b = bindings
         self.module_name = module_name
         self._guard_cache: dict[tuple[int, str], GuardSpec] = {}
+        self._exits: dict[int, list[tuple[cst.BaseSuite, bool]]] = {}  # (a statement: its blocks that leave it early)
         self._aliases = 0  # `x = y.a` ... `y = x.b`: how deep `ref` is in following them
         self._scaled = self._index_scaled_assignments()
         self._local_functions = self._index_local_functions()
@@ -811,7 +812,9 @@ class _Builder:
             if isinstance(stmt, cst.If) and stmt.orelse is None and _exits(stmt.body):
                 guards = (*guards, self._guard(stmt, Branch.ORELSE))
                 continue
-            leaving = _leaving_blocks(stmt)
+            # (a loop's own `break` leaves only the loop: the code after it runs next)
+            leaving = [b for b, by_loop in _exiting(stmt, self._exits) if not (by_loop and isinstance(stmt, _LOOPS))] \
+                if isinstance(stmt, _COMPOUND) else []
             if not leaving:
                 continue
             # a path through `stmt` leaves it (and the code after it) early: what runs on that
@@ -1328,29 +1331,55 @@ def _exits(body: cst.BaseSuite, leaving: tuple[type, ...] = (cst.Continue, cst.B
     return bool(smalls) and isinstance(smalls[-1], leaving)
 
 
-def _leaving_blocks(stmt: cst.CSTNode) -> list[cst.BaseSuite]:
-    """The blocks nested in a compound statement (not the statement's own body when it is an
-    `if` without else: `_block` guards that one) that end by leaving it and the code after it:
-    with `return` or `raise` at any depth but a nested function's, with `break` or `continue`
-    outside any loop nested in it. A loop statement's own `break` leaves only the loop."""
-    found: list[cst.BaseSuite] = []
+_LOOPS = (cst.For, cst.While)
+_COMPOUND = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.With, cst.Match)
+
+
+def _child_suites(stmt: cst.CSTNode) -> Iterator[cst.BaseSuite]:
+    """The blocks of a compound statement (an `elif`'s as the `if`'s own)."""
+    if isinstance(stmt, cst.If):
+        yield stmt.body
+        if isinstance(stmt.orelse, cst.If):
+            yield from _child_suites(stmt.orelse)
+        elif stmt.orelse is not None:
+            yield stmt.orelse.body
+    elif isinstance(stmt, (cst.For, cst.While)):
+        yield stmt.body
+        if stmt.orelse is not None:
+            yield stmt.orelse.body
+    elif isinstance(stmt, (cst.Try, cst.TryStar)):
+        yield stmt.body
+        for h in stmt.handlers:
+            yield h.body
+        if stmt.orelse is not None:
+            yield stmt.orelse.body
+        if stmt.finalbody is not None:
+            yield stmt.finalbody.body
+    elif isinstance(stmt, cst.With):
+        yield stmt.body
+    elif isinstance(stmt, cst.Match):
+        for case in stmt.cases:
+            yield case.body
+
+
+def _exiting(stmt: cst.CSTNode, memo: dict[int, list[tuple[cst.BaseSuite, bool]]]) -> list[tuple[cst.BaseSuite, bool]]:
+    """The blocks nested in a compound statement that end by leaving it, each with whether it
+    leaves by `break`/`continue` (as far as the innermost loop around it) rather than by
+    `return`/`raise`: a statement-level walk, each statement once (`memo`)."""
+    found = memo.get(id(stmt))
+    if found is not None:
+        return found
+    found = []
     # (the body a loop, `with` or `try` always enters is no path of its own: a loop body ending
     # in `return` is a retry loop, whose passes the loop guard already tells apart)
-    own = getattr(stmt, "body", None) if isinstance(stmt, (cst.For, cst.While, cst.With, cst.Try, cst.TryStar)) else None
-
-    def walk(node: cst.CSTNode, in_loop: bool) -> None:
-        for child in node.children:
-            if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                continue
-            loop = in_loop or isinstance(child, (cst.For, cst.While))
-            if isinstance(child, cst.BaseSuite) and child is not own and _exits(
-                child, (cst.Return, cst.Raise) if loop else (cst.Continue, cst.Break, cst.Return, cst.Raise)
-            ):
-                found.append(child)
-            walk(child, loop)
-
-    if isinstance(stmt, (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.With, cst.Match)):
-        walk(stmt, isinstance(stmt, (cst.For, cst.While)))
+    own = stmt.body if isinstance(stmt, (cst.For, cst.While, cst.With, cst.Try, cst.TryStar)) else None
+    for suite in _child_suites(stmt):
+        if suite is not own and _exits(suite):
+            found.append((suite, not _exits(suite, (cst.Return, cst.Raise))))
+        for inner in _statements(suite):
+            if isinstance(inner, _COMPOUND):
+                found.extend(e for e in _exiting(inner, memo) if not (e[1] and isinstance(inner, _LOOPS)))
+    memo[id(stmt)] = found
     return found
 
 
