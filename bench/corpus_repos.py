@@ -401,6 +401,10 @@ REPOS: tuple[Repo, ...] = (
     Repo("cure-lab/LTSF-Linear", "0c113668a3b88c4c4ee586b8c5ec3e539c4de5a6", K.RESEARCH, late=True),
     Repo("thu-ml/prolificdreamer", "5a3030471f3a5c7caf88335c3fdaf4fadfdd1231", K.NERF_3D, late=True),
     Repo("facebookresearch/sapiens", "3e829ac27476e4a70b6a01f85e487492afe02df1", K.FRAMEWORK, late=True),
+    # -- and a fifth batch of three (real-time DETRs, an optimizer's training scripts), read at the end with main fe77e58
+    Repo("roboflow/rf-detr", "35ac6ab64634e188bbb0fa3fc5135132f0df45fc", K.DETECTION, late=True),
+    Repo("ShihuaHuang95/DEIM", "a9aa4adce6b5e97b2a6ca9452bf01b7c35440913", K.DETECTION, late=True),
+    Repo("sail-sg/Adan", "2c65beaf400775753b155da4082c3819fea689b9", K.RESEARCH, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
