@@ -828,15 +828,12 @@ class _Builder:
             for op in out[start:]:
                 if op.node is None:
                     continue
-                on = next((g for g, b in zip(lefts, leaving) if self._inside(op.node, b)), None)
+                on = next((g for g, b in zip(lefts, leaving) if self.tree.within(op.node, b)), None)
                 if on is None and not self._may_leave(op.node, stmt, leaving):
                     on = stayed
                 if on is not None:
                     op.guards = (*op.guards, on)
             guards = (*guards, stayed)
-
-    def _inside(self, node: cst.CSTNode, block: cst.CSTNode) -> bool:
-        return any(a is block for a in self.tree.ancestors(node))
 
     def _may_leave(self, node: cst.CSTNode, stmt: cst.CSTNode, leaving: list[cst.BaseSuite]) -> bool:
         """Whether a path through `stmt` that runs `node` can go on into one of its `leaving`
@@ -845,17 +842,17 @@ class _Builder:
         child: cst.CSTNode = node
         for anc in self.tree.ancestors(node):
             if isinstance(anc, (cst.Try, cst.TryStar)) and child is anc.body and any(
-                self._inside(b, h) for h in anc.handlers for b in leaving
+                self.tree.within(b, h) for h in anc.handlers for b in leaving
             ):
                 return True  # (an exception in the `try` sends it to a handler that leaves)
             if anc is stmt:
                 return False
-            if isinstance(anc, (cst.For, cst.While)) and any(self._inside(b, anc) for b in leaving):
+            if isinstance(anc, (cst.For, cst.While)) and any(self.tree.within(b, anc) for b in leaving):
                 return True
             if isinstance(anc, cst.BaseSuite):
                 stmts = list(_statements(anc))
                 later = stmts[next((i for i, s in enumerate(stmts) if s is child), len(stmts)) + 1:]
-                if any(b is s or self._inside(b, s) for s in later for b in leaving):
+                if any(self.tree.within(b, s) for s in later for b in leaving):
                     return True
             child = anc
         return False
@@ -1257,7 +1254,7 @@ class _Builder:
                 body = self.tree.parent(loop) if isinstance(loop, cst.CompFor) else loop
                 var = loop.target.value
                 if any(
-                    v is not loop.target and any(a is body for a in self.tree.ancestors(v)) and self._reads_magnitude(v, stored=False)
+                    v is not loop.target and self.tree.within(v, body) and self._reads_magnitude(v, stored=False)
                     for v in self.tree.name_nodes.get(var, ())
                 ):
                     return True

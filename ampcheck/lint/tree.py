@@ -386,6 +386,10 @@ class SourceTree(_Indexes):
             yield cur
             cur = self.parents.get(cur)
 
+    def within(self, node: cst.CSTNode, container: cst.CSTNode) -> bool:
+        """Whether `node` is `container` or lies inside it."""
+        return node is container or any(a is container for a in self.ancestors(node))
+
     def enclosing_function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
         return self.function_of.get(node)
 

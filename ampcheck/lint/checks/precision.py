@@ -134,7 +134,7 @@ def _keeps_master_weights(model: FileModel, opt: Binding) -> bool:
     if isinstance(opt.node, cst.Call) and opt.node.args:
         params = opt.node.args[0].value
         exprs = [params, *model.values_of(params)] if isinstance(params, cst.Name) else [params]
-        if any(c.dtype == "float32" and _inside(model, c.call, e) for c in model.casts.all for e in exprs):
+        if any(c.dtype == "float32" and model.within(c.call, e) for c in model.casts.all for e in exprs):
             return True
     for call in model.calls:
         name = dotted(call.func) or ""
@@ -143,10 +143,6 @@ def _keeps_master_weights(model: FileModel, opt: Binding) -> bool:
     # `model, opt = amp.initialize(model, opt, opt_level="O2")` / `accelerator.prepare(...)`:
     # the framework now owns the optimizer and its master weights
     return any(b.key == opt.key for b in model.bindings.of_kind("opaque"))
-
-
-def _inside(model: FileModel, node: cst.CSTNode, container: cst.CSTNode) -> bool:
-    return node is container or any(a is container for a in model.ancestors(node))
 
 
 def _unscaling_scaler(model: FileModel, opt: Binding) -> Optional[Binding]:
