@@ -405,6 +405,25 @@ REPOS: tuple[Repo, ...] = (
     Repo("roboflow/rf-detr", "35ac6ab64634e188bbb0fa3fc5135132f0df45fc", K.DETECTION, late=True),
     Repo("ShihuaHuang95/DEIM", "a9aa4adce6b5e97b2a6ca9452bf01b7c35440913", K.DETECTION, late=True),
     Repo("sail-sg/Adan", "2c65beaf400775753b155da4082c3819fea689b9", K.RESEARCH, late=True),
+    # stop 28, a sixth batch read first with the rules of bfc5f66: GAN library, stereo and flow,
+    # audio classification, speech SSL toolkit, medical SAM, video diffusion, re-id framework,
+    # contrastive NLP, RL (MuZero), LLM optimizer research, world model, TTS, dialogue framework
+    Repo("POSTECH-CVLab/PyTorch-StudioGAN", "947b35e9835b67860fdce44d337f6d7fee7c8db3", K.TTS_GAN, late=True),
+    Repo("princeton-vl/RAFT-Stereo", "6068c1a26f84f8132de10f60b2bc0ce61568e085", K.NERF_3D, late=True),
+    Repo("YuanGongND/ast", "31088be8a3f6ef96416145c4b8d43c81f99eba7a", K.SPEECH, late=True),
+    Repo("s3prl/s3prl", "ec8064b5889f81ca460fbe2c094ce576a6f120b7", K.SPEECH, late=True),
+    Repo("bowang-lab/MedSAM", "d71e8a1a99ad751840a22a7fa3ecfb4166fb1488", K.DETECTION, late=True),
+    Repo("uni-medical/SAM-Med3D", "f3de1fa10da98e46f49f176773d2b1e306ba131f", K.DETECTION, late=True),
+    Repo("ali-vilab/VGen", "4014d1fae4ac4a35e8e8442123611e913001399e", K.DIFFUSION, late=True),
+    Repo("JDAI-CV/fast-reid", "c9bc3ceb2f7a6438b62fb515ea3df6d1e999e95d", K.FRAMEWORK, late=True),
+    Repo("drinkingcoder/FlowFormer-Official", "6ba7ea82b45394d3a7a25808399695427c9febd8", K.NERF_3D, late=True),
+    Repo("lucidrains/video-diffusion-pytorch", "2b0b75ff2acc6e275fdf778be5804c5f8adfe1ef", K.DIFFUSION, late=True),
+    Repo("princeton-nlp/SimCSE", "49fa580a853752ede55b8c76d9debf748e214d3f", K.MULTIMODAL, late=True),
+    Repo("opendilab/LightZero", "9f717c80c86d5c69b39a56d8ade18e684ce6311a", K.RL, late=True),
+    Repo("jiaweizzhao/GaLore", "2cc66f88cce189e505affbb91042a8e77f5bf4e9", K.LLM, late=True),
+    Repo("eloialonso/diamond", "5bcd1599755b4f2fae8e5e079e02f0728e174965", K.RL, late=True),
+    Repo("SWivid/F5-TTS", "2ae2c9bd9b64dab2cb069c4b97e5e7673c521e01", K.TTS_GAN, late=True),
+    Repo("facebookresearch/ParlAI", "a29567f7ce76992fd1f03c51ba9e3b155a37ea51", K.FRAMEWORK, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
