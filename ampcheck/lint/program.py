@@ -972,8 +972,13 @@ class _Builder:
             positional = [a for a in call.args if a.keyword is None and not a.star]
             if not positional:
                 return None
-            tensor = positional[0].value
-            return Op(OpKind.CALL, guards, Method(self.ref(tensor), "backward"), text=self._text(call.func), subject=self._text(tensor), node=call)
+            tensor = _only_element(positional[0].value)
+            seed = positional[1] if len(positional) > 1 else next((a for a in call.args if a.keyword is not None and a.keyword.value == "grad_tensors"), None)
+            kwargs = (("gradient", self.ref(_only_element(seed.value))),) if seed is not None else ()
+            return Op(
+                OpKind.CALL, guards, Method(self.ref(tensor), "backward"), kwargs=kwargs, text=self._text(call.func),
+                subject=self._text(tensor), node=call,
+            )
         if (last in CLIP and torch_only) or (quals and quals <= CLIP_LIKE_TORCH):
             return self._clip(call, guards)
         if last in NONFINITE:
@@ -1382,6 +1387,13 @@ def _exiting(stmt: cst.CSTNode, memo: dict[int, list[tuple[cst.BaseSuite, bool]]
 
 def _is_super_call(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "super"
+
+
+def _only_element(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """The one element of a one-element list or tuple (`[features]`), else the expression."""
+    if isinstance(expr, (cst.List, cst.Tuple)) and len(expr.elements) == 1 and isinstance(expr.elements[0], cst.Element):
+        return expr.elements[0].value
+    return expr
 
 
 def _positional_params(fn: cst.FunctionDef) -> list[str]:

@@ -465,8 +465,15 @@ class Project:
         return self.summary(path) if path is not None else None
 
     def _find(self, name: str, here: str) -> Optional[str]:
+        """The file `import name` loads from a module in the folder `here`. A folder that is
+        not a package holds scripts, run as `python <folder>/train.py`: their folder is
+        `sys.path[0]`, ahead of the root, so `import utils` there is the `utils.py` beside
+        them (a copied DINO in a repository with a `utils` package of its own)."""
         rel = Path(*name.split("."))
-        for base in (self.root, self.root / "src", Path(here)):
+        bases = (self.root, self.root / "src", Path(here))
+        if not (Path(here) / "__init__.py").is_file():
+            bases = (Path(here), self.root, self.root / "src")
+        for base in bases:
             for candidate in (base / rel.with_suffix(".py"), base / rel / "__init__.py"):
                 if _inside(candidate, self.root) and candidate.is_file():
                     return str(candidate)

@@ -163,6 +163,9 @@ class Event:
     target_binding: Optional[BindingInfo] = None
     function: str = ""  # the key of the function the op is written in ("" for a module body)
     spelled: Optional[str] = None  # the scaler as written where the op is
+    # a backward started from an intermediate tensor with an upstream gradient (`features.backward(
+    # scaler.scale(grad))`): it reaches only the part of the graph below that tensor
+    seeded: bool = False
     home: Optional["StepEvents"] = field(default=None, repr=False)
 
     @property
@@ -777,7 +780,13 @@ class StepEvents:
                 else:
                     out.append(self._event(EventKind.OPAQUE, op, frame, guards, target=frozenset({recv.text or "backward"})))
             else:
-                out.append(self._event(EventKind.BACKWARD, op, frame, guards))
+                seed = _seed(op)
+                seeded = self.val(seed, frame).scaled_by if seed is not None else None
+                by = self._scaler(seeded) if seeded is not None else None
+                if by is not None:  # `features.backward(scaler.scale(grad))`: every gradient is scaled
+                    out.append(self._event(EventKind.SCALED_BACKWARD, op, frame, guards, scaler=by[0], binding=by[1], spelled=_spelled(seed), seeded=True))
+                else:
+                    out.append(self._event(EventKind.BACKWARD, op, frame, guards))
             return
         scaler = self._scaler(recv)
         if scaler is not None:
@@ -1138,10 +1147,21 @@ def _steps_train(fn: FunctionProgram) -> bool:
     )
 
 
+def _seed(op: Op) -> Optional[Ref]:
+    """The upstream gradient a tensor's backward starts from (`gradient` of
+    `Tensor.backward`, `grad_tensors` of `torch.autograd.backward`), when the call gives one."""
+    return op.args[0] if op.args else dict(op.kwargs).get("gradient")
+
+
 def _spelling(op: Op, scaled: bool = False) -> Optional[str]:
     """How the code at `op` writes the scaler it calls (`sc` in `sc.step(opt)`, `scaler` in
     `scaler.scale(loss).backward()`)."""
-    recv = op.callee.recv if isinstance(op.callee, Method) else None
+    return _spelled(op.callee.recv if isinstance(op.callee, Method) else None, scaled)
+
+
+def _spelled(recv: Optional[Ref], scaled: bool = True) -> Optional[str]:
+    """How the code writes the scaler behind `recv` (the scaler itself, or with `scaled`, the
+    scaler of a scaled value)."""
     if scaled and isinstance(recv, Scaled):
         recv = recv.scaler
     if isinstance(recv, Param):

@@ -93,20 +93,38 @@ class _Step:
         `amp.master_params`) never counts."""
         names = {scaler, *(o for o in others if o is not None)}
         units = {e.loops[-1] if e.loops else None for e in self.events if e.kind in _SCALER_EVENTS and e.scaler == scaler}
-        for e in self.events:
-            if e.kind == EventKind.OPAQUE and names & set(e.target or ()) and not _LR_SCHEDULE.search(e.op.text):
-                if isinstance(e.op.callee, Imported) and e.op.callee.qualname in _READS_PARAMETERS:
-                    continue
-                if at is not None and exclusive(e, at):
-                    continue
-                if since is not None and exclusive(e, since):
-                    continue  # (apex's `amp.scale_loss` on the branch the scaled backward is not on)
-                if at is not None and since is not None and e.loops and e.loops == at.loops == since.loops \
-                        and not self.index(since) < self.index(e) < self.index(at):
-                    continue
-                if None in units or any(u in e.loops for u in units):
-                    return True
+        for e in self._handoffs(names):
+            if at is not None and exclusive(e, at):
+                continue
+            if since is not None and exclusive(e, since):
+                continue  # (apex's `amp.scale_loss` on the branch the scaled backward is not on)
+            if at is not None and since is not None and e.loops and e.loops == at.loops == since.loops \
+                    and not self.index(since) < self.index(e) < self.index(at):
+                continue
+            if None in units or any(u in e.loops for u in units):
+                return True
         return False
+
+    def handed_on_every_pass(self, scaler: str, x: Event, loop: Guard, binding: Optional[Binding]) -> bool:
+        """Whether code out of sight is handed `scaler` in the iteration `loop` on every path
+        `x` runs on: that code may be what resets it each pass. One under a condition `x` is
+        not under (a checkpoint saved every N steps) cannot be: the passes without it reset
+        nothing."""
+        return any(
+            loop in e.loops and not exclusive(e, x) and self.covered(x, [e], binding, scaler)
+            for e in self._handoffs({scaler})
+        )
+
+    def _handoffs(self, names: set[str]) -> Iterator[Event]:
+        """The calls out of sight handed one of `names`, but for a learning-rate scheduler
+        (which sets an optimizer's learning rate, never steps it) and what only reads the
+        parameters (apex's `amp.master_params`)."""
+        for e in self.events:
+            if e.kind != EventKind.OPAQUE or not names & set(e.target or ()) or _LR_SCHEDULE.search(e.op.text):
+                continue
+            if isinstance(e.op.callee, Imported) and e.op.callee.qualname in _READS_PARAMETERS:
+                continue
+            yield e
 
     def iteration(self, e: Event, scaler: str) -> Optional[Guard]:
         """The training iteration `e` repeats in: its innermost loop that also back-propagates
@@ -323,6 +341,8 @@ def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
         if step.blocked(last.scaler, o.target, at=o, since=last):
             continue
         s, b = last.scaler, scalers[last.scaler]
+        if _beside_a_plain_backward(step, last, o, s):
+            continue
         if _constant_scale(step, s) and (
             (b is not None and b.unit_scale) or (o.target_binding is not None and scale_invariant_optimizer(o.target_binding.qualname))
         ):
@@ -348,6 +368,22 @@ def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
                 f"`{s}.step({opt})` would have skipped (and backed the scale off for); call `{s}.step({opt})` "
                 "instead, or check the gradients for inf/NaN before stepping by hand")
             )
+
+
+def _beside_a_plain_backward(step: _Step, last: Event, o: Event, s: str) -> bool:
+    """Whether the hand step `o` follows a scaled backward that a plain one came before in
+    the same pass (or a call out of sight handed `o`'s optimizer, which may run one), of an
+    optimizer the scaler `s` never unscales or steps: it may own the parameters of the plain
+    backward's graph (a partial-FC head back-propagates its own loss unscaled, then
+    `features.backward(scaler.scale(grad))` reaches only the backbone)."""
+    if any(x.kind in (EventKind.UNSCALE, EventKind.SCALER_STEP) and x.scaler == s and x.target == o.target for x in step.events):
+        return False
+    return any(
+        (x.kind == EventKind.BACKWARD or (x.kind == EventKind.OPAQUE and o.target in (x.target or ())))
+        and x.loops == last.loops and not exclusive(x, last) and not exclusive(x, o)
+        and not step.alternative(x, last, x.binding, s)
+        for x in step.events[: step.index(last)]
+    )
 
 
 def _constant_scale(step: _Step, s: str) -> bool:
@@ -425,12 +461,13 @@ def scaler_update_missing(model: FileModel) -> Iterator[Finding]:
 
 def _amp102(step: _Step) -> Iterator[tuple[Event, str]]:
     for s, b in step.scalers().items():
-        if step.blocked(s):
-            continue
+        blocked = step.blocked(s)
         updates = step.resets(s)
         for st in step.of(EventKind.SCALER_STEP, s):
             loop = step.iteration(st, s)
             if loop is None:
+                if blocked:
+                    continue
                 if not updates and step.model.steps.never_updated(st):
                     yield st, (
                         _say(b, f"`{_call_text(s, 'step', st.target)}` steps a scaler that no code can ever "
@@ -444,6 +481,8 @@ def _amp102(step: _Step) -> Iterator[tuple[Event, str]]:
                         "is never called: where that condition is false, the next call raises \"step() has already "
                         f"been called since the last update()\"; call `{s}.update()` after the step on every path")
                     )
+                continue
+            if blocked and step.handed_on_every_pass(s, st, loop, b):
                 continue
             if not _uncovered(step, st, [u for u in updates if loop in u.loops], b, s):
                 continue
@@ -643,8 +682,8 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
                 and not step.alternative(x, st, scalers[st.scaler], st.scaler or "")
                 for x in step.between(p, st)
             )  # (a step on the AMP-off branch, `if scaler is None: opt.step()`, consumes nothing here)
-            if consumed:
-                continue
+            if consumed or any(x.seeded and x.scaler == st.scaler and not exclusive(x, p) for x in step.between(p, st)):
+                continue  # (a head's own loss, then `features.backward(scaler.scale(grad))` for the backbone)
             s, b = st.scaler, scalers[st.scaler]
             if step.blocked(s, at=st, since=p):
                 break
