@@ -1075,8 +1075,8 @@ class _Builder:
     def _scaled_ref(self, expr: cst.BaseExpression, depth: int = 0) -> Optional[Scaled]:
         """`scaler.scale(x)`, or a value that carries it unchanged up to a constant factor:
         `typing.cast(Tensor, scaled)`, `scaled / n`, `k * scaled`, `-scaled`, `scaled.sum()`,
-        `.mean()`, `.float()`, `.mul_(k)`, ..., or a name assigned one (its gradients stay
-        multiplied by the loss scale)."""
+        `.mean()`, `.float()`, `.mul_(k)`, ..., one side of a conditional expression, or a
+        name assigned one (its gradients stay multiplied by the loss scale)."""
         if depth > _MAX_ALIASES * 2:
             return None
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
@@ -1094,6 +1094,8 @@ class _Builder:
             return self._scaled_ref(expr.right, depth + 1)
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
             return self._scaled_ref(expr.expression, depth + 1)
+        if isinstance(expr, cst.IfExp):  # `scaler.scale(loss) if scaler else loss`: the other side runs without AMP
+            return self._scaled_ref(expr.body, depth + 1) or self._scaled_ref(expr.orelse, depth + 1)
         if isinstance(expr, cst.Name):
             return self._scaled_value(expr, depth + 1)
         return None

@@ -496,7 +496,7 @@ class StepEvents:
         reached = {e.function for _, events in callers for e in events if e.path == self.path and e.via}
         found = []
         for fn, frame in self._root_frames(self.home):
-            if fn.key and fn.key in reached and _scaler_param(fn):
+            if fn.key and fn.key in reached and (_scaler_param(fn) or _backward_of_param(fn)):
                 continue
             out = self._sequence(frame, follow=True)
             if any(self._touches(e) for e in out):
@@ -1130,6 +1130,15 @@ def _scaler_param(fn: FunctionProgram) -> bool:
             if isinstance(recv, Param):
                 return True
     return False
+
+
+def _backward_of_param(fn: FunctionProgram) -> bool:
+    """Whether `fn` back-propagates a loss it is handed (`def _backward(self, loss):
+    loss.backward()`): whether that loss was scaled, its callers say."""
+    return any(
+        isinstance(op.callee, Method) and op.callee.name == "backward" and isinstance(op.callee.recv, Param)
+        for op in fn.ops
+    )
 
 
 def _sets_scale(op: Op) -> bool:

@@ -22,7 +22,7 @@ from ampcheck.lint.checks import check
 from ampcheck.lint.closures import local_use
 from ampcheck.lint.kinds import is_scaler_class, scale_invariant_optimizer, scaler_shaped
 from ampcheck.lint.model import FileModel
-from ampcheck.lint.program import BindingInfo as Binding, Branch, GuardKind, Imported, Test
+from ampcheck.lint.program import BindingInfo as Binding, Branch, GuardKind, Imported, Method, Param, Test
 from ampcheck.lint.steps import Event, EventKind, Guard, exclusive, separating
 
 # Conditions that switch AMP on and off; the branches they pick are the scaler's own states.
@@ -672,6 +672,9 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
     for p in step.of(EventKind.BACKWARD):
         if any(step.alternative(p, x, scalers.get(x.scaler or ""), x.scaler or "") for x in scaled):
             continue  # the AMP-off alternative of a scaled backward
+        handed = isinstance(p.op.callee, Method) and isinstance(p.op.callee.recv, Param)
+        if handed and not p.via:
+            continue  # a loss handed in by callers out of sight (a base trainer's `_backward(loss)`): they may have scaled it
         for st in step.of(EventKind.SCALER_STEP):
             if st.scaler not in scalers or step.index(st) < step.index(p) or exclusive(p, st):
                 continue
