@@ -547,8 +547,47 @@ def package_of(module_name: str, path: str) -> str:
 
 
 def _holds(tree: SourceTree, at: cst.CSTNode, test: cst.BaseExpression, side: bool) -> tuple[tuple[Optional[cst.CSTNode], str], bool]:
-    """A test's key (its function, its canonical text with any `not` taken off) and whether it
-    holds (`side`, flipped by each `not`)."""
+    """A test's key (where it means one thing, its canonical text with any `not` taken off)
+    and whether it holds (`side`, flipped by each `not`). A test of the object's own state
+    (`self.fsdp is not None`) means one thing in every method of its class, as a trainer sets
+    it up in `__init__` and wraps the model by it in another method; any other, in its function."""
     while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         test, side = test.expression, not side
-    return (tree.enclosing_function(at), tree.condition_text(test)), side
+    fn = tree.enclosing_function(at)
+    cls = tree.enclosing_class(fn) if fn is not None else None
+    where = cls if cls is not None and fn is not None and _reads_only_own_state(fn, test) else fn
+    return (where, tree.condition_text(test)), side
+
+
+class _OwnState(cst.CSTVisitor):
+    """Whether an expression reads nothing but attributes of a method's receiver."""
+
+    def __init__(self, receiver: str) -> None:
+        self.receiver = receiver  # (`self`: a static method's first parameter is no receiver)
+        self.own = False  # reads the receiver at all
+        self.other = False  # reads any other name
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        base = node.value
+        while isinstance(base, cst.Attribute):
+            base = base.value
+        if isinstance(base, cst.Name) and base.value == self.receiver:
+            self.own = True
+            return False
+        return True
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value not in ("None", "True", "False"):
+            self.other = True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.other = True  # a call may read anything
+
+
+def _reads_only_own_state(fn: cst.FunctionDef, test: cst.BaseExpression) -> bool:
+    params = fn.params.params
+    if not params or params[0].name.value != "self":
+        return False
+    seen = _OwnState("self")
+    test.visit(seen)
+    return seen.own and not seen.other
