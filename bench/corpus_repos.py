@@ -424,6 +424,23 @@ REPOS: tuple[Repo, ...] = (
     Repo("eloialonso/diamond", "5bcd1599755b4f2fae8e5e079e02f0728e174965", K.RL, late=True),
     Repo("SWivid/F5-TTS", "2ae2c9bd9b64dab2cb069c4b97e5e7673c521e01", K.TTS_GAN, late=True),
     Repo("facebookresearch/ParlAI", "a29567f7ce76992fd1f03c51ba9e3b155a37ea51", K.FRAMEWORK, late=True),
+    # stop 28, a seventh batch read first with the rules of 2accded: GAN, singing voice, tabular,
+    # atomistic ML (two OCP trainers), weather, distillation, frameworks with their own scaler
+    # wrappers (thinc, catalyst, determined), LLM p-tuning, grounding, NLP, protein models
+    Repo("lucidrains/stylegan2-pytorch", "ce7f830bc10d037cddc75d6166904baf07945cf6", K.TTS_GAN, late=True),
+    Repo("MoonInTheRiver/DiffSinger", "ce7789f1427ddcdec647b3ab2bf2d1b12134e51e", K.TTS_GAN, late=True),
+    Repo("automl/TabPFN", "ddf5e852c05e42d7032604638ede86c81f9a95ea", K.RESEARCH, late=True),
+    Repo("FAIR-Chem/fairchem", "31c096399b82ff37cb4a36287efdfe1c9d84513c", K.FRAMEWORK, late=True),
+    Repo("NVlabs/FourCastNet", "93360c1720a9f97aabf970689f21c9fad8737788", K.RESEARCH, late=True),
+    Repo("yoshitomo-matsubara/torchdistill", "3e4373c45214c5c56eebac481d5bfe8b8735aa05", K.FRAMEWORK, late=True),
+    Repo("explosion/thinc", "20eec35566997d5272d083be1f1a0ec9006934ff", K.FRAMEWORK, late=True),
+    Repo("catalyst-team/catalyst", "e99f90655d0efcf22559a46e928f0f98c9807ebf", K.FRAMEWORK, late=True),
+    Repo("determined-ai/determined", "c1e9c6d7b821ef246d612bb9922f7fb1b58dcf2e", K.FRAMEWORK, late=True),
+    Repo("atomicarchitects/equiformer", "64cb7866f48b9aa156e74a9d6a2ef2663b367437", K.RESEARCH, late=True),
+    Repo("THUDM/ChatGLM-6B", "401bf3a8a7dd8a26fba189551dccfc61a7079b4e", K.LLM, late=True),
+    Repo("longzw1997/Open-GroundingDino", "d248268ac9cab808d4aa2691f4a76972ec5d9ab4", K.DETECTION, late=True),
+    Repo("flairNLP/flair", "d4ea3777998ba67bfbe6b6b8359e024dcf673c3e", K.MULTIMODAL, late=True),
+    Repo("songlab-cal/tape", "6d345c2b2bbf52cd32cf179325c222afd92aec7e", K.RESEARCH, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
