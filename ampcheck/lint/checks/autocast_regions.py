@@ -334,11 +334,19 @@ def _applied_only_without_autocast(model: FileModel, cls: cst.ClassDef) -> bool:
 
 def _used_only_by_tests(model: FileModel, cls: cst.ClassDef) -> bool:
     """In test code, a Function private to its module (`_Sp24X`) that only pytest's test
-    functions use, outside any autocast region there: pytest calls a test with autocast off,
-    so forward and backward run in the same state (another test of the file that enters
-    autocast never runs the Function)."""
+    functions use, outside any autocast region there, or one a test function defines for
+    itself and never enters autocast in: pytest calls a test with autocast off, so forward
+    and backward run in the same state (another test of the file that enters autocast never
+    runs the Function)."""
     name = cls.name.value
-    if not model.is_test or not name.startswith("_"):
+    if not model.is_test:
+        return False
+    home = model.enclosing_function(cls)
+    if home is not None:  # defined in a function: only that function's code can apply it
+        while (outer := model.enclosing_function(home)) is not None:
+            home = outer
+        return home.name.value.startswith("test") and not any(model.within(r.node, home) for r in model.regions.all)
+    if not name.startswith("_"):
         return False
     refs = [n for n in model.name_nodes.get(name, []) if n is not cls.name]
     return bool(refs) and all(

@@ -22,7 +22,7 @@ from ampcheck.lint.checks import check
 from ampcheck.lint.closures import local_use
 from ampcheck.lint.kinds import is_scaler_class, scale_invariant_optimizer, scaler_shaped
 from ampcheck.lint.model import FileModel
-from ampcheck.lint.program import BindingInfo as Binding, Branch, GuardKind, Imported, Method, Param, Test
+from ampcheck.lint.program import BindingInfo as Binding, Branch, GuardKind, Imported, Method, Param, Ref, Test, Value
 from ampcheck.lint.steps import Event, EventKind, Guard, exclusive, separating
 
 # Conditions that switch AMP on and off; the branches they pick are the scaler's own states.
@@ -953,6 +953,11 @@ def _takes_a_scaler(model: FileModel, e: Event) -> bool:
 
 
 # -- AMP110 -------------------------------------------------------------------------------------
+def _may_be_a_closure(arg: Optional[Ref]) -> bool:
+    return not isinstance(arg, Param) and not (isinstance(arg, Value) and arg.text == "None")
+
+
+
 @check("AMP110")
 def scaler_with_closure_optimizer(model: FileModel) -> Iterator[Finding]:
     return _judge(model, "AMP110", _amp110)
@@ -965,9 +970,11 @@ def _amp110(step: _Step) -> Iterator[tuple[Event, str]]:
             # (not a subclass that supports closures, as composer's) and on is unknown
             continue
         for st in step.of(EventKind.SCALER_STEP, s):
-            # a second positional or a `closure=`; `**kwargs` forwarded by a wrapper is not
-            # known to hold a closure
-            extra = len(st.op.args) > 1 or any(k == "closure" for k, _ in st.op.kwargs)
+            # a `closure=` (torch refuses the keyword whatever it holds), or a second positional
+            # that may hold one: not `None`, nor a parameter that no code in sight fills (a
+            # wrapper's `step(optimizer, closure=None)` forwarding its own); `**kwargs`
+            # forwarded by a wrapper is not known to hold a closure
+            extra = any(k == "closure" for k, _ in st.op.kwargs) or any(_may_be_a_closure(a) for a in st.op.args[1:])
             lbfgs = st.target_binding is not None and (st.target_binding.qualname or "").endswith("LBFGS")
             if not (extra or lbfgs):
                 continue
