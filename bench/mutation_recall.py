@@ -259,6 +259,15 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "GradScaler(1), never stepped or updated, in front of a hand Adam step: scale(loss) multiplies by 1",
     ("KAIR-BAIR/nerfacc", "examples/train_mlp_nerf.py", "drop_scale", 206):
         "GradScaler(1), never stepped or updated, in front of a hand Adam step: scale(loss) multiplies by 1",
+    **{
+        ("explosion/thinc", path, kind, line):
+            "thinc's own PyTorchGradScaler (scale/unscale of tensor lists, update() of the found_inf it kept; no step), not a torch GradScaler"
+        for path, kind, line in (
+            ("thinc/shims/pytorch.py", "drop_update", 180),
+            ("thinc/tests/shims/test_pytorch_grad_scaler.py", "drop_update", 77),
+            *(("thinc/tests/shims/test_pytorch_grad_scaler.py", "drop_scale", n) for n in (31, 33, 54, 57, 61, 63, 81, 95, 109)),
+        )
+    },
 }
 
 # Repositories too large to mutate every file in the time a run has: at most this many of
