@@ -441,6 +441,22 @@ REPOS: tuple[Repo, ...] = (
     Repo("longzw1997/Open-GroundingDino", "d248268ac9cab808d4aa2691f4a76972ec5d9ab4", K.DETECTION, late=True),
     Repo("flairNLP/flair", "d4ea3777998ba67bfbe6b6b8359e024dcf673c3e", K.MULTIMODAL, late=True),
     Repo("songlab-cal/tape", "6d345c2b2bbf52cd32cf179325c222afd92aec7e", K.RESEARCH, late=True),
+    # stop 28, an eighth batch read first with the rules of 373cf2d: fp8 training (MS-AMP,
+    # torchao), a framework with its own loss scaler (BMTrain), fairseq2, neural operators,
+    # music source separation, video restoration, graph benchmarks, emergent communication,
+    # a compiler's tests (lightning-thunder), CLIP data filtering
+    Repo("Azure/MS-AMP", "9746ea85289f8e6233646e73ace35f730d1245d5", K.FRAMEWORK, late=True),
+    Repo("OpenBMB/BMTrain", "30e6469744d070bd2ea487f3e7b8401168002081", K.FRAMEWORK, late=True),
+    Repo("neuraloperator/neuraloperator", "93d3f0633e048c915004cd782cb339acf06e1157", K.RESEARCH, late=True),
+    Repo("ZFTurbo/Music-Source-Separation-Training", "ccc011abf7f89dd7922bb2888d48493b575c0289", K.SPEECH, late=True),
+    Repo("facebookresearch/fairseq2", "027bdebca4b9177f1ac1df1cc981b9288465d68e", K.FRAMEWORK, late=True),
+    Repo("pytorch/ao", "36027d82d1ad9949597ea16002ff4940374b1b94", K.FRAMEWORK, late=True),
+    Repo("tsurumeso/vocal-remover", "99f92fe4b6bfe37bf4ff5bf4110ce224007312e5", K.SPEECH, late=True),
+    Repo("JingyunLiang/VRT", "94a5f504eb84aedf1314de5389f45f4ba1c2d022", K.VISION, late=True),
+    Repo("snap-stanford/ogb", "61e9784ca76edeaa6e259ba0f836099608ff0586", K.RESEARCH, late=True),
+    Repo("facebookresearch/EGG", "54eb11c6b4ba3d3171811378f7ad7a117fa93a97", K.RESEARCH, late=True),
+    Repo("Lightning-AI/lightning-thunder", "1e22aacb1aef6e79718a5ca2f49ab91b993cb4ef", K.FRAMEWORK, late=True),
+    Repo("mlfoundations/datacomp", "4a8df1992566ef8334773f7152e1855b1f716162", K.MULTIMODAL, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
