@@ -1170,8 +1170,11 @@ def _spelling(op: Op, scaled: bool = False) -> Optional[str]:
 
 def _spelled(recv: Optional[Ref], scaled: bool = True) -> Optional[str]:
     """How the code writes the scaler behind `recv` (the scaler itself, or with `scaled`, the
-    scaler of a scaled value)."""
-    if scaled and isinstance(recv, Scaled):
+    scaler of a scaled value; None for a value scaled out of sight, as a parameter a caller
+    scaled: `loss` in `loss.backward()` is no spelling of the scaler)."""
+    if scaled:
+        if not isinstance(recv, Scaled):
+            return None
         recv = recv.scaler
     if isinstance(recv, Param):
         return recv.name

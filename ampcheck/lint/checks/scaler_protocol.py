@@ -333,6 +333,8 @@ def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
     scalers = step.scalers()
     for o in step.of(EventKind.OPT_STEP):
         last = _last_backward(step, o) or _unscale_without_backward(step, o)
+        if last is not None and last.kind == EventKind.BACKWARD:
+            last = _unscaled_since(step, last, o) or last
         if last is None:
             yield from _hand_step_then_update(step, o, scalers)
             continue
@@ -418,6 +420,17 @@ def _hand_step_then_update(step: _Step, o: Event, scalers: dict[str, Binding]) -
             f"even when they hold inf/NaN (which `{s}.step` would have skipped); call `{s}.step({opt})` instead")
         )
         return
+
+
+def _unscaled_since(step: _Step, back: Event, o: Event) -> Optional[Event]:
+    """After a backward the file cannot see scaled (a base trainer's `loss.backward()` of a
+    loss its callers scaled), an `unscale_` of the step `o`'s optimizer before `o`: the
+    scaler is unscaling those gradients, so they came scaled, and `o` stepping by hand skips
+    the inf check `unscale_` recorded."""
+    return next(
+        (x for x in step.between(back, o) if x.kind == EventKind.UNSCALE and x.target == o.target and not exclusive(x, o)),
+        None,
+    )
 
 
 def _unscale_without_backward(step: _Step, o: Event) -> Optional[Event]:
