@@ -50,7 +50,9 @@ from typing import TYPE_CHECKING, Iterator, Optional, Union
 import libcst as cst
 
 from ampcheck.lint.closures import handed_out, keeps_alias, local_use
-from ampcheck.lint.kinds import framework_backward, is_optimizer_class, is_scaler_class, named_like_optimizer, scaler_shaped
+from ampcheck.lint.kinds import (
+    framework_backward, is_optimizer_class, is_scaler_class, named_like_optimizer, replays_captured_work, scaler_shaped,
+)
 from ampcheck.lint.program import (
     Attr, BindingInfo, Branch, ClassInfo, FunctionProgram, GuardKind, GuardSpec, Imported, Local, Member, Method,
     ModuleSummary, Op, OpKind, Param, Ref, Scaled, SelfMethod, Test, Unknown, Value,
@@ -188,9 +190,12 @@ class Event:
     @property
     def framework_backward(self) -> bool:
         """An opaque `accelerator.backward(loss)` / `engine.backward(loss)`: a backward all the
-        same, run by a framework that scales the loss itself."""
+        same, run by a framework that scales the loss itself; or a CUDA graph's `replay()`,
+        which runs again the backward it captured."""
         callee = self.op.callee
-        return self.kind is EventKind.OPAQUE and isinstance(callee, (Method, SelfMethod)) and callee.name == "backward"
+        if self.kind is not EventKind.OPAQUE or not isinstance(callee, (Method, SelfMethod)):
+            return False
+        return callee.name == "backward" or (callee.name == "replay" and isinstance(callee, Method) and _cuda_graph(callee.recv))
 
     @property
     def loops(self) -> tuple[Guard, ...]:
@@ -812,6 +817,8 @@ class StepEvents:
             out.append(self._event(EventKind.OPT_STEP, op, frame, guards, target=recv.text, target_binding=recv.binding))
         elif name == "zero_grad":
             out.append(self._event(EventKind.ZERO_GRAD, op, frame, guards, target=recv.text))
+        elif name == "replay" and isinstance(op.callee, Method) and _cuda_graph(op.callee.recv):
+            out.append(self._event(EventKind.OPAQUE, op, frame, guards, target=frozenset({recv.text or "graph"})))
         else:
             self._opaque(op, frame, guards, out)
 
@@ -1130,6 +1137,12 @@ def _scaler_param(fn: FunctionProgram) -> bool:
             if isinstance(recv, Param):
                 return True
     return False
+
+
+def _cuda_graph(ref: Ref) -> bool:
+    """A value built as a CUDA graph (`g = torch.cuda.CUDAGraph()`)."""
+    b = getattr(ref, "binding", None)
+    return b is not None and replays_captured_work(b.qualname)
 
 
 def _backward_of_param(fn: FunctionProgram) -> bool:

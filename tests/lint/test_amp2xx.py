@@ -156,6 +156,20 @@ def test_fsdp1_plain_scaler_that_a_sharded_scaler_replaces_for_sharded_runs_is_s
     _assert_clean("clean_fsdp1_plain_scaler_replaced_by_sharded.py")
 
 
+def test_fsdp1_plain_scaler_built_in_init_where_another_method_never_wraps_fsdp1_is_silent() -> None:
+    # `if self.fsdp is not None:` means one thing in every method of the trainer
+    _assert_clean("clean_fsdp1_plain_scaler_in_a_trainer_that_shards_otherwise.py")
+
+
+def test_fsdp1_plain_scaler_built_under_another_test_of_the_trainer_state_is_flagged() -> None:
+    _assert_marked("amp206_fsdp1_plain_scaler_in_a_trainer_tested_on_another_flag.py")
+
+
+def test_fsdp1_without_sharding_and_a_plain_scaler_is_silent() -> None:
+    # NO_SHARD all-reduces whole gradients on every rank, as DDP does
+    _assert_clean("clean_fsdp1_without_sharding_plain_scaler.py")
+
+
 def test_float16_backward_whose_gradients_nothing_uses_is_not_flagged() -> None:
     _assert_clean("clean_fp16_backward_only_timed.py")
 

@@ -139,6 +139,15 @@ def test_function_with_autocast_decorating_its_forward_alone_is_flagged() -> Non
     _assert_marked("amp304_function_with_autocast_on_forward_only.py")
 
 
+def test_function_of_triton_kernels_that_hands_helpers_only_shapes_and_devices_is_silent() -> None:
+    # kernels wrapped at module level or picked between two; `calculate_settings(n_cols)`
+    _assert_clean("clean_function_of_triton_kernels_and_shape_helpers.py")
+
+
+def test_function_handing_a_tensor_to_a_helper_of_another_module_is_flagged() -> None:
+    _assert_marked("amp304_function_handing_a_tensor_to_a_helper.py")
+
+
 def test_deprecated_custom_fwd_spelling_is_left_to_amp403() -> None:
     _assert_clean("deprecated_custom_fwd_left_to_amp403.py", "AMP3")
 

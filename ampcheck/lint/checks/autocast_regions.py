@@ -35,7 +35,7 @@ _NEUTRAL_OPS = frozenset(
         "rot90", "roll", "flatten", "unflatten", "contiguous", "clone", "detach", "squeeze", "unsqueeze",
         "expand", "expand_as", "repeat", "narrow", "select", "cat", "concat", "stack", "split", "chunk",
         "unbind", "new_empty", "new_zeros", "new_ones", "new_full", "empty_like", "zeros_like", "ones_like",
-        "full_like", "size", "dim", "numel", "stride", "neg", "abs", "sign", "add", "sub", "mul", "div",
+        "full_like", "empty", "zeros", "ones", "full", "size", "dim", "numel", "stride", "neg", "abs", "sign", "add", "sub", "mul", "div",
         "clamp", "clamp_min", "clamp_max", "sum", "mean", "sigmoid", "tanh", "relu", "where", "masked_fill",
         "maximum", "minimum",
     }
@@ -279,6 +279,10 @@ def _neutral_call(model: FileModel, call: cst.Call, ctx: Optional[str], seen: se
     if not isinstance(func, cst.Name):
         return False
     qualname = model.qualname(func)
+    if qualname is None or not qualname.startswith("torch."):
+        fn = model.enclosing_function(call)
+        if fn is not None and all(not a.star and _about_tensors(model, a.value, fn, 0) for a in call.args):
+            return True  # handed only shapes, devices, dtypes and numbers: no tensor of the Function meets autocast there
     if qualname is not None:
         return _collective(qualname) or (qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] in _NEUTRAL_OPS)
     if func.value in _NEUTRAL_BUILTINS:
@@ -294,6 +298,50 @@ def _neutral_call(model: FileModel, call: cst.Call, ctx: Optional[str], seen: se
     return bool(targets) and all(_autocast_neutral(model, f, None, seen) for f in targets)
 
 
+_TENSOR_FACTS = frozenset({"shape", "device", "dtype", "ndim", "is_cuda", "requires_grad"})
+_TENSOR_FACT_METHODS = frozenset({"size", "stride", "dim", "numel", "element_size", "get_device"})
+
+
+def _about_tensors(model: FileModel, expr: cst.BaseExpression, fn: cst.FunctionDef, depth: int) -> bool:
+    """Whether `expr` holds only facts about tensors and plain numbers (`X.shape[-1]`,
+    `dY.device`, `n_cols` from `n_rows, n_cols = X.shape`, `eps`-like literals): a helper
+    handed only such values (`calculate_settings(n_cols)`, `torch_gpu_device(device)`) sees
+    no tensor of the Function, so no autocast state changes what the Function computes."""
+    if depth > 4:
+        return False
+    if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
+        return True
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value in _TENSOR_FACTS
+    if isinstance(expr, cst.Subscript):
+        return _about_tensors(model, expr.value, fn, depth + 1)
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        return expr.func.attr.value in _TENSOR_FACT_METHODS
+    if isinstance(expr, cst.BinaryOperation):
+        return _about_tensors(model, expr.left, fn, depth + 1) and _about_tensors(model, expr.right, fn, depth + 1)
+    if isinstance(expr, cst.UnaryOperation):
+        return _about_tensors(model, expr.expression, fn, depth + 1)
+    if isinstance(expr, cst.Name):
+        if expr.value in ("None", "True", "False"):
+            return True
+        values = [
+            node.value for node in model.assigns
+            if isinstance(node, cst.Assign) and model.enclosing_function(node) is fn
+            and any(_binds(t.target, expr.value) for t in node.targets)
+        ]
+        return bool(values) and all(_about_tensors(model, v, fn, depth + 1) for v in values)
+    return False
+
+
+def _binds(target: cst.BaseExpression, name: str) -> bool:
+    """Whether an assignment target binds `name` (itself, or an element of a tuple unpacked)."""
+    if isinstance(target, cst.Name):
+        return target.value == name
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(isinstance(e, cst.Element) and _binds(e.value, name) for e in target.elements)
+    return False
+
+
 def _collective(qualname: Optional[str]) -> bool:
     """A torch.distributed collective or query: it moves tensors between ranks as they are
     (autocast lists none of them), so a gather layer's backward all-reduces whatever dtype
@@ -301,14 +349,30 @@ def _collective(qualname: Optional[str]) -> bool:
     return qualname is not None and qualname.startswith("torch.distributed.") and qualname.rsplit(".", 1)[-1] in _COLLECTIVES
 
 
-def _triton_kernel(model: FileModel, kernel: cst.BaseExpression) -> bool:
+def _triton_kernel(model: FileModel, kernel: cst.BaseExpression, depth: int = 0) -> bool:
     """A Triton kernel of this file launched on a grid (`kernel[grid](...)`): Triton code runs
     outside torch's dispatcher, so no autocast state changes what it computes; the dtypes it
     meets are those of the tensors it is handed, custom_bwd or not."""
-    if not isinstance(kernel, cst.Name):
+    if not isinstance(kernel, cst.Name) or depth > 3:
         return False
+    values = model.values_of(kernel)
+    if values and all(_triton_value(model, v, depth) for v in values):
+        return True  # wrapped at module level (`k = triton.jit(k)`), or a local picking one of two kernels
     found = [f for f in model.functions if f.name.value == kernel.value and model.enclosing_class(f) is None]
     return bool(found) and all(any(_is_triton(model, d.decorator) for d in f.decorators) for f in found)
+
+
+def _triton_value(model: FileModel, value: cst.BaseExpression, depth: int) -> bool:
+    """A value that is a Triton kernel: `triton.jit(f)`, `triton.heuristics(...)(f)`, a kernel's
+    name, or a choice between two (`a if gemma else b`)."""
+    if isinstance(value, cst.IfExp):
+        return _triton_value(model, value.body, depth) and _triton_value(model, value.orelse, depth)
+    if isinstance(value, cst.Name):
+        return _triton_kernel(model, value, depth + 1)
+    if isinstance(value, cst.Call):
+        func = value.func.func if isinstance(value.func, cst.Call) else value.func
+        return (model.qualname(func) or "").startswith("triton.")
+    return False
 
 
 def _is_triton(model: FileModel, decorator: cst.BaseExpression) -> bool:

@@ -229,7 +229,7 @@ def _eps(model: FileModel, call: cst.Call) -> Optional[float]:
 
 @check("AMP206")
 def fsdp1_with_plain_scaler(model: FileModel) -> Iterable[Finding]:
-    wraps = [c for c in model.calls if model.callee(c) in _FSDP1]
+    wraps = [c for c in model.calls if model.callee(c) in _FSDP1 and not _unsharded(model, c)]
     if not wraps:
         return
     seen: set[int] = set()
@@ -252,6 +252,15 @@ def fsdp1_with_plain_scaler(model: FileModel) -> Iterable[Finding]:
                 "local shard, so ranks can disagree on skipping a step. Use "
                 "torch.distributed.fsdp.sharded_grad_scaler.ShardedGradScaler",
             )
+
+
+def _unsharded(model: FileModel, wrap: cst.Call) -> bool:
+    """`FSDP(model, sharding_strategy=ShardingStrategy.NO_SHARD)`: every rank holds the whole
+    all-reduced gradient, as under DDP, so a plain scaler's inf check agrees across ranks."""
+    for arg in wrap.args:
+        if arg.keyword is not None and arg.keyword.value == "sharding_strategy":
+            return (model.qualname(arg.value) or dotted(arg.value) or "").endswith("ShardingStrategy.NO_SHARD")
+    return False
 
 
 def _replaced_by_sharded(model: FileModel, scaler: Binding) -> bool:
