@@ -457,6 +457,22 @@ REPOS: tuple[Repo, ...] = (
     Repo("facebookresearch/EGG", "54eb11c6b4ba3d3171811378f7ad7a117fa93a97", K.RESEARCH, late=True),
     Repo("Lightning-AI/lightning-thunder", "1e22aacb1aef6e79718a5ca2f49ab91b993cb4ef", K.FRAMEWORK, late=True),
     Repo("mlfoundations/datacomp", "4a8df1992566ef8334773f7152e1855b1f716162", K.MULTIMODAL, late=True),
+    # stop 28, a ninth batch read first with the rules of d564bd7: kernel libraries of autograd
+    # Functions (unsloth, flash-linear-attention, Liger), semi-supervised learning, speaker
+    # recognition, speed-run CIFAR scripts, an LLM fine-tuning framework, physics ML with CUDA
+    # graphs, a weather foundation model, talking-head video, HD-map detection
+    Repo("unslothai/unsloth", "015bdef0d94a241bcd94eec7a405b1700632180d", K.LLM, late=True),
+    Repo("fla-org/flash-linear-attention", "bc3b101dcb713ddc5bd8924b66754eb68b5ccf89", K.LLM, late=True),
+    Repo("linkedin/Liger-Kernel", "ead96b618e5c67bddc6a6e9bcb99bfe6b5ab661c", K.LLM, late=True),
+    Repo("microsoft/Semi-supervised-learning", "1ef4cbebcc0b368158315aeb425053858cf6c845", K.VISION, late=True),
+    Repo("modelscope/3D-Speaker", "09e7806729ed412d3f216316a552a30c8e9e37fa", K.SPEECH, late=True),
+    Repo("KellerJordan/cifar10-airbench", "f1c599c4af24aca803e3e65a6a7e52a502e09d0e", K.RESEARCH, late=True),
+    Repo("tysam-code/hlb-CIFAR10", "993965202fc4dc05b699a39db33c00f1c7f647fd", K.RESEARCH, late=True),
+    Repo("hiyouga/LLaMA-Factory", "ff6d4d12eeb035d6ce06805a5733dd7b29f2ac30", K.LLM, late=True),
+    Repo("NVIDIA/physicsnemo", "94b355108cfd10e253d3d41cacdc0c0112b078e4", K.FRAMEWORK, late=True),
+    Repo("microsoft/aurora", "7fa85ffd97eb5bef15136711a796de4e8b919794", K.RESEARCH, late=True),
+    Repo("TMElyralab/MuseTalk", "0a89dec45a0192b824e3cf4daf96c239440c5ed8", K.DIFFUSION, late=True),
+    Repo("hustvl/MapTR", "a6872d8d9670bde17b4b01560f1221f88b443d55", K.DETECTION, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
