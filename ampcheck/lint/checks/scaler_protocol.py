@@ -380,10 +380,11 @@ def _beside_a_plain_backward(step: _Step, last: Event, o: Event, s: str) -> bool
     `features.backward(scaler.scale(grad))` reaches only the backbone)."""
     if any(x.kind in (EventKind.UNSCALE, EventKind.SCALER_STEP) and x.scaler == s and x.target == o.target for x in step.events):
         return False
+    scaled = step.of(EventKind.SCALED_BACKWARD)
     return any(
         (x.kind == EventKind.BACKWARD or (x.kind == EventKind.OPAQUE and o.target in (x.target or ())))
         and x.loops == last.loops and not exclusive(x, last) and not exclusive(x, o)
-        and not step.alternative(x, last, x.binding, s)
+        and not any(step.alternative(x, y, y.binding, y.scaler or "") for y in scaled)  # (the AMP-off side of a scaled one)
         for x in step.events[: step.index(last)]
     )
 
