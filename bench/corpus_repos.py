@@ -473,6 +473,21 @@ REPOS: tuple[Repo, ...] = (
     Repo("microsoft/aurora", "7fa85ffd97eb5bef15136711a796de4e8b919794", K.RESEARCH, late=True),
     Repo("TMElyralab/MuseTalk", "0a89dec45a0192b824e3cf4daf96c239440c5ed8", K.DIFFUSION, late=True),
     Repo("hustvl/MapTR", "a6872d8d9670bde17b4b01560f1221f88b443d55", K.DETECTION, late=True),
+    # stop 28, a tenth batch read first with the rules of cca7c03: RL libraries with mixed
+    # precision (rl_games, skrl), diffusion fine-tuning tools (OneTrainer, ai-toolkit), a
+    # scikit-learn wrapper (skorch), backbones (GFNet, RepVGG), retrieval (contriever), a
+    # vocoder toolkit, graph learning (dgl), human animation, reward models (PickScore)
+    Repo("Denys88/rl_games", "262cf20258360ce50c4b73694210bbdc8b0d58ad", K.RL, late=True),
+    Repo("Toni-SM/skrl", "c29ced630e83ab32304dc8a3de241a70d3bc5746", K.RL, late=True),
+    Repo("Nerogar/OneTrainer", "23df3832e8f213d64c337e39f9365ba46e99fed0", K.DIFFUSION, late=True),
+    Repo("ostris/ai-toolkit", "27a03a91f23eb1b757d5ec2e80ee3e129cfcc350", K.DIFFUSION, late=True),
+    Repo("skorch-dev/skorch", "5db0ddc962117a2c3a646910ecd2e70253ff8e87", K.FRAMEWORK, late=True),
+    Repo("raoyongming/GFNet", "2de48b626ea805de82a7f389fed930af1ae0340d", K.VISION, late=True),
+    Repo("DingXiaoH/RepVGG", "eae7c5204001eaf195bbe2ee72fb6a37855cce33", K.VISION, late=True),
+    Repo("facebookresearch/contriever", "39fb2201450cdba1648183737ed56d6b1bc33778", K.MULTIMODAL, late=True),
+    Repo("kan-bayashi/ParallelWaveGAN", "86740373ec609cb9fb192d472d2aea125041491a", K.TTS_GAN, late=True),
+    Repo("dmlc/dgl", "3d16000b4170fa741ed9e9667f22ba84d3493026", K.RESEARCH, late=True),
+    Repo("yuvalkirstain/PickScore", "f79607ff68609c1e6dfa78cba38afeea4c248df1", K.MULTIMODAL, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
