@@ -488,6 +488,22 @@ REPOS: tuple[Repo, ...] = (
     Repo("kan-bayashi/ParallelWaveGAN", "86740373ec609cb9fb192d472d2aea125041491a", K.TTS_GAN, late=True),
     Repo("dmlc/dgl", "3d16000b4170fa741ed9e9667f22ba84d3493026", K.RESEARCH, late=True),
     Repo("yuvalkirstain/PickScore", "f79607ff68609c1e6dfa78cba38afeea4c248df1", K.MULTIMODAL, late=True),
+    # stop 28, an eleventh batch read first with the rules of cca7c03: an educational repository
+    # of many training scripts, template detection/segmentation repositories, an SR GAN,
+    # medical segmentation (MONAI research, MedNeXt, CLIP-driven), generative recommenders,
+    # image quality, diffusion depth, RLHF, federated learning
+    Repo("WZMIAOMIAO/deep-learning-for-image-processing", "2ecf2eea2b97777bb18fe9ff458292fde5a92b7e", K.RESEARCH, late=True),
+    Repo("bubbliiiing/yolov8-pytorch", "c245eb0160316f101fc49d005068db495365ae5c", K.DETECTION, late=True),
+    Repo("bubbliiiing/deeplabv3-plus-pytorch", "90dee2706938fa3a76e9bb8f5fcfbaf90517e08a", K.DETECTION, late=True),
+    Repo("Lornatang/SRGAN-PyTorch", "8842030eb433f8578a77328060121fa5a9a3cb43", K.TTS_GAN, late=True),
+    Repo("Project-MONAI/research-contributions", "21ed8e57c7256834d4fbaf19579ca25ad3d135ee", K.DETECTION, late=True),
+    Repo("MIC-DKFZ/MedNeXt", "0b78ed869fbd1cc2fd38754d2f8519f1b72d43ba", K.DETECTION, late=True),
+    Repo("facebookresearch/generative-recommenders", "2e81fab69a497fb5e24cd23569adf1e78070e4ec", K.RESEARCH, late=True),
+    Repo("chaofengc/IQA-PyTorch", "01ae427f9afd66842031d3a7cb694dcad5b5cbb8", K.VISION, late=True),
+    Repo("ljwztc/CLIP-Driven-Universal-Model", "43c12399cc98a40f447342a8dc2cecae5edae84c", K.DETECTION, late=True),
+    Repo("prs-eth/Marigold", "b1dffaaa3f7a2fe406b3bb9dd3c358b30da66060", K.DIFFUSION, late=True),
+    Repo("OpenRLHF/OpenRLHF", "3c3be6234e0cb353e76bb8019947db9dfe99fca7", K.LLM, late=True),
+    Repo("adap/flower", "fdef7afb1dca3030553be302366cfd285ed6632c", K.FRAMEWORK, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
