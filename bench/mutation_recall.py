@@ -260,6 +260,17 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ("KAIR-BAIR/nerfacc", "examples/train_mlp_nerf.py", "drop_scale", 206):
         "GradScaler(1), never stepped or updated, in front of a hand Adam step: scale(loss) multiplies by 1",
     **{
+        (repo, path, "drop_update", line):
+            "another update() in the same iteration follows every step (GradScaler resets every optimizer at each update): "
+            "one update per iteration, the documented pattern for several optimizers"
+        for repo, path, line in (
+            ("Lornatang/SRGAN-PyTorch", "train_gan.py", 439),
+            ("Lornatang/SRGAN-PyTorch", "train_gan.py", 469),
+            ("Project-MONAI/research-contributions", "auto3dseg/algorithm_templates/dints/scripts/search.py", 423),
+            ("Project-MONAI/tutorials", "automl/DiNTS/search_dints.py", 576),
+        )
+    },
+    **{
         ("explosion/thinc", path, kind, line):
             "thinc's own PyTorchGradScaler (scale/unscale of tensor lists, update() of the found_inf it kept; no step), not a torch GradScaler"
         for path, kind, line in (

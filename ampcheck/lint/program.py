@@ -979,8 +979,8 @@ class _Builder:
                 OpKind.CALL, guards, Method(self.ref(tensor), "backward"), kwargs=kwargs, text=self._text(call.func),
                 subject=self._text(tensor), node=call,
             )
-        if (last in CLIP and torch_only) or (quals and quals <= CLIP_LIKE_TORCH):
-            return self._clip(call, guards)
+        if quals and all(q in CLIP_LIKE_TORCH or (q.startswith("torch.") and last in CLIP) for q in quals):
+            return self._clip(call, guards)  # (apex's fused clip where installed, torch's where not: either way a clip)
         if last in NONFINITE:
             return Op(OpKind.NONFINITE, guards, text=self._text(call.func), node=call)
         if torch_only or any(q.startswith("torch.") for q in quals):

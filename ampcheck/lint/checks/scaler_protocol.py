@@ -498,7 +498,16 @@ def _amp102(step: _Step) -> Iterator[tuple[Event, str]]:
                 continue
             if blocked and step.handed_on_every_pass(s, st, loop, b):
                 continue
-            if not _uncovered(step, st, [u for u in updates if loop in u.loops], b, s):
+            in_loop = [u for u in updates if loop in u.loops]
+            if not _uncovered(step, st, in_loop, b, s):
+                continue
+            if any(u.kind == EventKind.UPDATE and not exclusive(u, st) for u in in_loop):
+                yield st, (
+                    _say(b, f"`{_call_text(s, 'step', st.target)}` runs every iteration of this loop but `{s}.update()` "
+                    "runs in it only under a condition this step is not under: on the iterations without it, the next "
+                    "step raises \"step() has already been called since the last update()\"; call "
+                    f"`{s}.update()` on every iteration that steps")
+                )
                 continue
             yield st, (
                 _say(b, f"`{_call_text(s, 'step', st.target)}` runs every iteration of this loop but `{s}.update()` "
@@ -508,13 +517,22 @@ def _amp102(step: _Step) -> Iterator[tuple[Event, str]]:
 
 
 def _uncovered(step: _Step, st: Event, resets: list[Event], b: Optional[Binding], s: str) -> bool:
-    """Whether no reset among `resets` (of the step `st`'s iteration or call) can run with it
-    and none is `update()`: an `update()` under another condition than the step is AMP107's,
-    and an `update(new_scale)` that runs wherever the step does resets it too."""
+    """Whether no reset among `resets` (of the step `st`'s iteration or call) runs wherever
+    the step does (an `update(new_scale)` that does resets it too), and no `update()` there
+    is AMP107's to report: one that goes with no step of its own (under conditions no step is
+    under). An `update()` that goes with another step (the architecture step of a search,
+    after `if epoch < warmup: continue`) leaves this one without a reset on the other passes."""
     resets = [u for u in resets if not exclusive(u, st)]
-    if any(u.kind == EventKind.UPDATE for u in resets):
+    if step.covered(st, resets, b, s):
         return False
-    return not step.covered(st, resets, b, s)
+    return not any(u.kind == EventKind.UPDATE and not _paired(step, u, s, b) for u in resets)
+
+
+def _paired(step: _Step, u: Event, s: str, b: Optional[Binding]) -> bool:
+    """Whether a step of `s` runs in the same loops and under the same conditions as the
+    update `u` (the pair AMP107 accepts)."""
+    cu = step.conditions(u, b, s)
+    return any(x.loops == u.loops and step.conditions(x, b, s) == cu for x in step.of(EventKind.SCALER_STEP, s))
 
 
 def _scaled_before(step: _Step, st: Event, s: str) -> bool:
