@@ -735,9 +735,6 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
     for p in step.of(EventKind.BACKWARD):
         if any(step.alternative(p, x, scalers.get(x.scaler or ""), x.scaler or "") for x in scaled):
             continue  # the AMP-off alternative of a scaled backward
-        handed = isinstance(p.op.callee, Method) and isinstance(p.op.callee.recv, Param)
-        if handed and not p.via:
-            continue  # a loss handed in by callers out of sight (a base trainer's `_backward(loss)`): they may have scaled it
         for st in step.of(EventKind.SCALER_STEP):
             if st.scaler not in scalers or step.index(st) < step.index(p) or exclusive(p, st):
                 continue
@@ -751,7 +748,7 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
             if consumed or any(x.seeded and x.scaler == st.scaler and not exclusive(x, p) for x in step.between(p, st)):
                 continue  # (a head's own loss, then `features.backward(scaler.scale(grad))` for the backbone)
             s, b = st.scaler, scalers[st.scaler]
-            if step.blocked(s, at=st, since=p):
+            if step.blocked(s, at=st, since=p) or _scaled_out_of_sight(step, p, s):
                 break
             loss = p.op.subject or "loss"
             yield p, (
@@ -760,6 +757,30 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
                 f"about 65536x; write `{s}.scale({loss}).backward()`")
             )
             break
+
+
+def _scaled_out_of_sight(step: _Step, p: Event, s: str) -> bool:
+    """Whether the plain backward `p` back-propagates a loss this sequence's root was handed
+    (`def _backward(self, loss): loss.backward()`, no project caller in sight) that its
+    callers may have scaled with `s`, the scaler stepped after it: they can reach it, unless
+    the class keeps it private (`self._scaler`) and no code ever scales with it (a
+    NativeScaler's `__call__(loss, optimizer)` that forgot `scale()`), or an enclosing
+    function built it and shares it only with its nested functions (an engine's
+    `backward_pass(engine, loss)`)."""
+    if p.via or not isinstance(p.op.callee, Method) or not isinstance(p.op.callee.recv, Param):
+        return False
+    kept = step.model.steps.never_scaled(p)
+    if kept is not None and kept[0].partition(".")[2].startswith("_"):
+        return False
+    found = step.model.steps.written_in(p)
+    if found is not None and s.isidentifier() and isinstance(found[1].node, cst.FunctionDef):
+        module, fn = found
+        outer = module.functions.get(fn.key.rpartition(".")[0]) if "." in fn.key else None
+        if outer is not None and isinstance(outer.node, cst.FunctionDef) and not local_use(fn.node, s).assigned_calls:
+            use = local_use(outer.node, s)
+            if use.assigned_calls and not use.handed_on and not use.as_parameter:
+                return False
+    return True
 
 
 def _never_scaled(step: _Step) -> Iterator[tuple[Event, str]]:
