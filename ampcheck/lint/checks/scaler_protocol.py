@@ -23,7 +23,7 @@ from ampcheck.lint.closures import local_use
 from ampcheck.lint.kinds import is_scaler_class, scale_invariant_optimizer, scaler_shaped
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import dotted
-from ampcheck.lint.program import BindingInfo as Binding, Branch, GuardKind, Imported, Method, Param, Ref, Test, Value
+from ampcheck.lint.program import Attr, BindingInfo as Binding, Branch, GuardKind, Imported, Method, Param, Ref, Test, Value
 from ampcheck.lint.steps import Event, EventKind, Guard, exclusive, separating
 
 # Conditions that switch AMP on and off; the branches they pick are the scaler's own states.
@@ -763,16 +763,20 @@ def _scaled_out_of_sight(step: _Step, p: Event, s: str) -> bool:
     """Whether the plain backward `p` back-propagates a loss this sequence's root was handed
     (`def _backward(self, loss): loss.backward()`, no project caller in sight) that its
     callers may have scaled with `s`, the scaler stepped after it: they can reach it, unless
-    the class keeps it private (`self._scaler`) and no code ever scales with it (a
-    NativeScaler's `__call__(loss, optimizer)` that forgot `scale()`), or an enclosing
-    function built it and shares it only with its nested functions (an engine's
-    `backward_pass(engine, loss)`)."""
+    the class keeps it private (`self._scaler`: a NativeScaler's `__call__(loss, optimizer)`
+    that forgot `scale()`), or an enclosing function built it and shares it only with its
+    nested functions (an engine's `backward_pass(engine, loss)`)."""
     if p.via or not isinstance(p.op.callee, Method) or not isinstance(p.op.callee.recv, Param):
         return False
-    kept = step.model.steps.never_scaled(p)
-    if kept is not None and kept[0].partition(".")[2].startswith("_"):
-        return False
     found = step.model.steps.written_in(p)
+    owner, _, attr = s.partition(".")
+    if owner == "self" and attr.startswith("_") and "." not in attr and found is not None and found[1].cls is not None:
+        module, fn = found
+        others = [
+            f for key, f in module.functions.items() if f is not fn and key.startswith(f"{fn.cls}.")
+            and any(isinstance(op.callee, Method) and op.callee.name == "scale" and op.callee.recv == Attr(attr) for op in f.ops)
+        ]
+        return bool(others)  # the class's own: a caller reaches `self._scaler` only through a method that scales
     if found is not None and s.isidentifier() and isinstance(found[1].node, cst.FunctionDef):
         module, fn = found
         outer = module.functions.get(fn.key.rpartition(".")[0]) if "." in fn.key else None
