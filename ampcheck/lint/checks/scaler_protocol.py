@@ -493,7 +493,7 @@ def _last_backward(step: _Step, e: Event, stop: tuple[EventKind, ...] = ()) -> O
             continue  # the AMP-off alternative of a scaled backward that `e` may follow
         if prev.kind in (EventKind.SCALED_BACKWARD, EventKind.BACKWARD) and not exclusive(prev, e):
             return prev
-        if prev.framework_backward:
+        if prev.framework_backward and not exclusive(prev, e):
             return prev
     return None
 
