@@ -177,13 +177,13 @@ def framework_clipper(receiver: str) -> bool:
     return bool(_FRAMEWORK_CLIPPER.search(receiver))
 
 
-CUDA_GRAPH_CLASSES = frozenset({"torch.cuda.CUDAGraph", "torch.cuda.graphs.CUDAGraph"})
+_CUDA_GRAPH_CLASSES = frozenset({"torch.cuda.CUDAGraph", "torch.cuda.graphs.CUDAGraph"})
 
 
 def replays_captured_work(qualname: Optional[str]) -> bool:
     """A CUDA graph: its `replay()` runs again the kernels captured under `torch.cuda.graph(g)`,
     a forward and a (scaled) backward included, without any Python code of them running."""
-    return qualname in CUDA_GRAPH_CLASSES
+    return qualname in _CUDA_GRAPH_CLASSES
 
 
 def framework_backward(receiver: Optional[str]) -> bool:

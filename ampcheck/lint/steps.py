@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Iterator, Optional, Union
 
 import libcst as cst
 
-from ampcheck.lint.closures import handed_out, keeps_alias, local_use
+from ampcheck.lint.closures import LocalUse, handed_out, keeps_alias, local_use
 from ampcheck.lint.kinds import (
     framework_backward, is_optimizer_class, is_scaler_class, named_like_optimizer, replays_captured_work, scaler_shaped,
 )
@@ -472,16 +472,21 @@ class StepEvents:
         )
 
     def _closure_never_updated(self, module: ModuleSummary, fn: FunctionProgram, name: str) -> bool:
-        nested = fn.node
-        outer_key = fn.key.rpartition(".")[0]
-        outer = module.functions.get(outer_key) if outer_key else None
-        if outer is None or not isinstance(nested, cst.FunctionDef) or not isinstance(outer.node, cst.FunctionDef):
+        uses = _enclosing_uses(module, fn, name)
+        if uses is None:
             return False
-        inner = local_use(nested, name)
-        if inner.assigned_calls or inner.as_parameter or not handed_out(outer.node, nested):
-            return False  # its own local, or a function the enclosing one only calls
-        use = local_use(outer.node, name)
-        return use.assigned_calls > 0 and not use.as_parameter and not use.handed_on and "update" not in use.methods
+        outer, inner, use = uses
+        if inner.as_parameter or not handed_out(outer, fn.node):  # type: ignore[arg-type]
+            return False  # a function the enclosing one only calls
+        return _kept_by_enclosing(use) and "update" not in use.methods
+
+    def kept_by_enclosing(self, e: Event, name: str) -> bool:
+        """Whether `name`, as the function `e` is written in reads it, is a local its enclosing
+        function builds and shares only with its nested functions: no code outside them can
+        reach it (an engine's `backward_pass(engine, loss)` steps a scaler built around it)."""
+        found = self.written_in(e)
+        uses = _enclosing_uses(*found, name) if found is not None else None
+        return uses is not None and _kept_by_enclosing(uses[2])
 
     @timed(Phase.STEPS)
     def standalone(self, module: ModuleSummary, fn: FunctionProgram) -> list[Event]:
@@ -1137,6 +1142,24 @@ def _scaler_param(fn: FunctionProgram) -> bool:
             if isinstance(recv, Param):
                 return True
     return False
+
+
+def _enclosing_uses(module: ModuleSummary, fn: FunctionProgram, name: str) -> Optional[tuple[cst.FunctionDef, LocalUse, LocalUse]]:
+    """For a function nested in another, that does not build `name` itself: the enclosing
+    function, and how the nested one and the enclosing one use `name`."""
+    outer_key = fn.key.rpartition(".")[0]
+    outer = module.functions.get(outer_key) if outer_key else None
+    if outer is None or not isinstance(fn.node, cst.FunctionDef) or not isinstance(outer.node, cst.FunctionDef):
+        return None
+    inner = local_use(fn.node, name)
+    if inner.assigned_calls:
+        return None  # its own local
+    return outer.node, inner, local_use(outer.node, name)
+
+
+def _kept_by_enclosing(use: LocalUse) -> bool:
+    """Whether the enclosing function builds the name and never hands it on."""
+    return use.assigned_calls > 0 and not use.as_parameter and not use.handed_on
 
 
 def _cuda_graph(ref: Ref) -> bool:

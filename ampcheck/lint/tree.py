@@ -560,18 +560,18 @@ def _holds(tree: SourceTree, at: cst.CSTNode, test: cst.BaseExpression, side: bo
 
 
 class _OwnState(cst.CSTVisitor):
-    """Whether an expression reads nothing but attributes of a method's receiver."""
+    """Whether an expression reads nothing but attributes of `self` (by name: a static
+    method's first parameter is no receiver)."""
 
-    def __init__(self, receiver: str) -> None:
-        self.receiver = receiver  # (`self`: a static method's first parameter is no receiver)
-        self.own = False  # reads the receiver at all
+    def __init__(self) -> None:
+        self.own = False  # reads `self` at all
         self.other = False  # reads any other name
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         base = node.value
         while isinstance(base, cst.Attribute):
             base = base.value
-        if isinstance(base, cst.Name) and base.value == self.receiver:
+        if isinstance(base, cst.Name) and base.value == "self":
             self.own = True
             return False
         return True
@@ -588,6 +588,6 @@ def _reads_only_own_state(fn: cst.FunctionDef, test: cst.BaseExpression) -> bool
     params = fn.params.params
     if not params or params[0].name.value != "self":
         return False
-    seen = _OwnState("self")
+    seen = _OwnState()
     test.visit(seen)
     return seen.own and not seen.other

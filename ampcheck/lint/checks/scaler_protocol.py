@@ -772,19 +772,12 @@ def _scaled_out_of_sight(step: _Step, p: Event, s: str) -> bool:
     owner, _, attr = s.partition(".")
     if owner == "self" and attr.startswith("_") and "." not in attr and found is not None and found[1].cls is not None:
         module, fn = found
-        others = [
-            f for key, f in module.functions.items() if f is not fn and key.startswith(f"{fn.cls}.")
+        return any(  # the class's own: a caller reaches `self._scaler` only through a method that scales
+            f is not fn and key.startswith(f"{fn.cls}.")
             and any(isinstance(op.callee, Method) and op.callee.name == "scale" and op.callee.recv == Attr(attr) for op in f.ops)
-        ]
-        return bool(others)  # the class's own: a caller reaches `self._scaler` only through a method that scales
-    if found is not None and s.isidentifier() and isinstance(found[1].node, cst.FunctionDef):
-        module, fn = found
-        outer = module.functions.get(fn.key.rpartition(".")[0]) if "." in fn.key else None
-        if outer is not None and isinstance(outer.node, cst.FunctionDef) and not local_use(fn.node, s).assigned_calls:
-            use = local_use(outer.node, s)
-            if use.assigned_calls and not use.handed_on and not use.as_parameter:
-                return False
-    return True
+            for key, f in module.functions.items()
+        )
+    return not (s.isidentifier() and step.model.steps.kept_by_enclosing(p, s))
 
 
 def _never_scaled(step: _Step) -> Iterator[tuple[Event, str]]:
@@ -1042,8 +1035,9 @@ def _takes_a_scaler(model: FileModel, e: Event) -> bool:
 
 # -- AMP110 -------------------------------------------------------------------------------------
 def _may_be_a_closure(arg: Optional[Ref]) -> bool:
+    """A positional after the optimizer that may hold a closure: not `None`, nor a parameter
+    no code in sight fills."""
     return not isinstance(arg, Param) and not (isinstance(arg, Value) and arg.text == "None")
-
 
 
 @check("AMP110")
