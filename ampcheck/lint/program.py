@@ -235,13 +235,15 @@ class Test:
     decide alike), `names` the dotted names it reads (`use_amp`, `self.scaler.is_enabled`),
     `calls` the last names of what it calls (`isfinite`, `len`), `strings` its string
     constants (`"fp16"`), `ordered` whether it compares by order (`scale > 32768.`: a
-    threshold on a magnitude, never an on/off switch)."""
+    threshold on a magnitude, never an on/off switch), `conjuncts` the tests of an `and`
+    (each holds wherever the whole does)."""
 
     text: str
     names: tuple[str, ...] = ()
     calls: tuple[str, ...] = ()
     strings: tuple[str, ...] = ()
     ordered: bool = False
+    conjuncts: tuple["Test", ...] = ()
 
     def words(self) -> Iterator[str]:
         """Every identifier part and string the test holds."""
@@ -790,8 +792,10 @@ class _Builder:
             elif isinstance(node, cst.SimpleString):
                 value = node.evaluated_value
                 strings.append(value if isinstance(value, str) else value.decode("latin-1"))
+        parts = _conjuncts(expr)
         return Test(
-            self.tree.condition_text(expr), tuple(dict.fromkeys(names)), tuple(dict.fromkeys(calls)), tuple(strings), ordered
+            self.tree.condition_text(expr), tuple(dict.fromkeys(names)), tuple(dict.fromkeys(calls)), tuple(strings), ordered,
+            tuple(self._test(p) for p in parts) if len(parts) > 1 else (),
         )
 
     def _loop_kind(self, loop: Union[cst.For, cst.While]) -> Branch:
@@ -1415,6 +1419,13 @@ def _holds_loss_scale(tree: SourceTree, expr: cst.CSTNode) -> bool:
     """Whether an expression holds a scaler's current scale (`scaler.get_scale()`, `scaler.get_scale()
     if amp else 1.0`)."""
     return any(is_get_scale(c) for c in _walk_calls(tree, expr))
+
+
+def _conjuncts(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of an `and` (`a and (b and c)`: all three), or the expression itself."""
+    if isinstance(expr, cst.BooleanOperation) and isinstance(expr.operator, cst.And):
+        return [*_conjuncts(expr.left), *_conjuncts(expr.right)]
+    return [expr]
 
 
 def _factors(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:

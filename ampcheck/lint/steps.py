@@ -86,6 +86,7 @@ class EventKind(StrEnum):
 KINDS = tuple(EventKind)
 _MAX_DEPTH = 6
 _MAX_EVENTS = 4000
+_CONSTANTS = frozenset({"None", "True", "False"})
 _SCALER_METHODS = {"unscale_": EventKind.UNSCALE, "step": EventKind.SCALER_STEP, "update": EventKind.UPDATE}
 _HANDED_KINDS = ("scaler", "optimizer", "opaque")
 # a helper named for a part of the step (`dispatch_clip_grad(parameters, ...)`) is read even
@@ -113,6 +114,8 @@ class Guard:
     spec: GuardSpec
     path: str
     via: tuple[Call, ...] = ()
+    # what its tests read that holds still through the pass (None: nothing known)
+    scope: Optional["_Scope"] = field(default=None, compare=False)
 
     @property
     def branch(self) -> Branch:
@@ -142,14 +145,30 @@ class Guard:
     def kind(self) -> GuardKind:
         return self.spec.kind
 
-    @property
+    @cached_property
     def condition(self) -> tuple:
         """What decides the branch: an `if` test by its text (two `if`s with the same test in
         one call of a function decide alike: `if step_now: unscale_ ... if step_now: update`),
-        anything else by its statement."""
+        anything else by its statement. A test of the object's own state or of values a
+        caller handed down decides alike in every function of the pass that reads them (a
+        trainer's `if self.use_sam:` in its `backward` helper and in its `step`)."""
         if self.spec.kind is GuardKind.IF and self.spec.test is not None:
-            return (self.path, self.via, "test", self.spec.test.text)
+            return self._key(self.spec.test)
         return (self.path, self.via, "stmt", self.spec.stmt)
+
+    @cached_property
+    def facts(self) -> tuple[tuple[tuple, Test], ...]:
+        """The tests known to hold on this branch besides its own: each part of an `and` in
+        the body of an `if` (`if accumulated and clip:` runs only where `if accumulated:`
+        does), by the key `condition` gives a test of its own."""
+        test = self.spec.test
+        if self.spec.kind is not GuardKind.IF or self.spec.branch is not Branch.BODY or test is None:
+            return ()
+        return tuple((self._key(part), part) for part in test.conjuncts)
+
+    def _key(self, test: Test) -> tuple:
+        shared = self.scope.key(test) if self.scope is not None else None
+        return shared if shared is not None else (self.path, self.via, "test", test.text)
 
 
 @dataclass(frozen=True, eq=False)
@@ -208,11 +227,17 @@ class Event:
 
 
 def separating(a: Event, b: Event) -> list[Guard]:
-    """The guards of `b` whose condition sends `a` down another branch (an `if` or `match`)."""
+    """The guards of `b` whose condition sends `a` down another branch (an `if` or `match`),
+    a part of an `and` either runs under included (`if ready and clip:` against `if ready:
+    ... else:`)."""
     sides = {g.condition: g.side for g in a.guards if not g.is_loop}
+    sides.update((key, (Branch.BODY, 0)) for g in a.guards for key, _ in g.facts)
     return [
         g for g in b.guards
-        if sides.get(g.condition, g.side) != g.side and g.kind in (GuardKind.IF, GuardKind.MATCH, GuardKind.EXIT)
+        if g.kind in (GuardKind.IF, GuardKind.MATCH, GuardKind.EXIT) and (
+            sides.get(g.condition, g.side) != g.side
+            or any(sides.get(key, (Branch.BODY, 0)) != (Branch.BODY, 0) for key, _ in g.facts)
+        )
     ]
 
 
@@ -304,6 +329,47 @@ class _Frame:
     via: tuple[Call, ...] = ()
     guards: tuple[Guard, ...] = ()
     stack: tuple[int, ...] = ()
+    # which object `self` is: the call that bound it (the root's own, `()`, for methods
+    # entered through `self.method()`)
+    owner: tuple[Call, ...] = ()
+    # the parameters bound to a value of the root's (one of its parameters, handed down
+    # unchanged) -> that parameter; None in a root, whose own parameters are those values
+    handed: Optional[tuple[tuple[str, str], ...]] = None
+
+    @cached_property
+    def scope(self) -> "_Scope":
+        if self.handed is None:
+            own = (*self.fn.params, *self.fn.kwonly)
+            return _Scope(self.owner, self.fn.self_name, tuple((p, p) for p in own))
+        return _Scope(self.owner, self.fn.self_name, self.handed)
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """What the `if` tests of one function call read that holds still through the pass: the
+    object `self` is, and the parameters bound to the root's values."""
+
+    owner: tuple[Call, ...]
+    self_name: Optional[str]
+    handed: tuple[tuple[str, str], ...]  # parameter -> the root's parameter it is bound to
+
+    def key(self, test: Test) -> Optional[tuple]:
+        """The identity of an `if` test within the pass when it reads only the object's own
+        state and parameters bound to the root's values (no call, which may read anything):
+        its text, its object and the root's parameter each parameter it reads is bound to;
+        None for any other test, which means one thing in one call of its function only."""
+        if test.calls:
+            return None
+        handed = dict(self.handed)
+        bound = []
+        for name in test.names:
+            first = name.split(".", 1)[0]
+            if name in _CONSTANTS or (first == self.self_name and "." in name):
+                continue
+            if first not in handed:
+                return None
+            bound.append(handed[first])
+        return ("pass", self.owner, test.text, tuple(bound))
 
 
 class StepEvents:
@@ -714,7 +780,7 @@ class StepEvents:
         for op in frame.fn.ops:
             if len(out) > _MAX_EVENTS:
                 return
-            guards = frame.guards + tuple(Guard(g, frame.module.path, frame.via) for g in op.guards)
+            guards = frame.guards + tuple(Guard(g, frame.module.path, frame.via, frame.scope) for g in op.guards)
             if op.kind is OpKind.CALL:
                 self._call(op, frame, guards, out, follow)
             elif all(self.val(r, frame).kind != "loss_scale" for r in op.threshold):
@@ -749,7 +815,7 @@ class StepEvents:
             return
         if follow:
             module, fn, self_cls, bound = target
-            self._enter(op, frame, guards, out, module, fn, self_cls, skip_self=not bound)
+            self._enter(op, frame, guards, out, module, fn, self_cls, skip_self=not bound, same_self=isinstance(callee, SelfMethod))
 
     def _imported(self, qualname: str, frame: _Frame) -> Optional[tuple[ModuleSummary, FunctionProgram, Optional[ClassRef], bool]]:
         symbol = self.project.lookup(qualname, frame.module)
@@ -851,20 +917,25 @@ class StepEvents:
     def _enter(
         self, op: Op, frame: _Frame, guards: tuple[Guard, ...], out: list[Event],
         module: ModuleSummary, fn: FunctionProgram, self_cls: Optional[ClassRef], skip_self: bool,
+        same_self: bool = False,
     ) -> None:
+        """Replay `fn` called by `op` (`same_self`: a `self.method()` call, on the caller's own object)."""
         if id(fn) in frame.stack or len(frame.stack) > _MAX_DEPTH:
             return
         params = list(fn.params[1:] if skip_self and fn.self_name is not None else fn.params)
         args: dict[str, Val] = {}
-        for name, ref in zip(params, op.args):
-            if ref is not None:
-                args[name] = self.val(ref, frame)
-        for name, ref in op.kwargs:
-            if name in fn.params or name in fn.kwonly:
-                args[name] = self.val(ref, frame)
+        handed: list[tuple[str, str]] = []
+        outer = dict(frame.scope.handed)
+        for name, ref in (*zip(params, op.args), *((n, r) for n, r in op.kwargs if n in fn.params or n in fn.kwonly)):
+            if ref is None:
+                continue
+            args[name] = self.val(ref, frame)
+            if isinstance(ref, Param) and ref.name in outer:
+                handed.append((name, outer[ref.name]))
+        via = (*frame.via, Call(frame.module.path, op))
         inner = _Frame(
-            module, fn, args, self_cls, (*frame.via, Call(frame.module.path, op)), guards,
-            (*frame.stack, id(fn)),
+            module, fn, args, self_cls, via, guards, (*frame.stack, id(fn)), frame.owner if same_self else via,
+            tuple(handed),
         )
         self._replay(inner, out, follow=True)
 

@@ -190,11 +190,15 @@ class _Step:
         return self.events[i + 1 : j]
 
     def conditions(self, e: Event, scaler: Optional[Binding], text: str) -> frozenset["Cond"]:
-        """The conditions that decide whether `e` runs, less those that switch AMP itself."""
-        return frozenset(
-            Cond(g.condition, g.side, g.test) for g in e.guards
-            if not g.is_loop and g.branch not in (Branch.EXCEPT, Branch.RETRY) and not self.is_toggle(g, scaler, text)
-        )
+        """The conditions that decide whether `e` runs, less those that switch AMP itself,
+        with the parts of an `and` it runs under (each a condition it runs under too)."""
+        found = set()
+        for g in e.guards:
+            if g.is_loop or g.branch in (Branch.EXCEPT, Branch.RETRY) or self.is_toggle(g.test, scaler, text):
+                continue
+            found.add(Cond(g.condition, g.side, g.test))
+            found.update(Cond(key, (Branch.BODY, 0), part) for key, part in g.facts if not self.is_toggle(part, scaler, text))
+        return frozenset(found)
 
     def covered(self, x: Event, resets: list[Event], scaler: Optional[Binding], text: str) -> bool:
         """Whether one of `resets` runs on every path `x` runs on: one under no condition `x`
@@ -226,13 +230,12 @@ class _Step:
     def alternative(self, a: Event, b: Event, scaler: Optional[Binding], text: str) -> bool:
         """Whether `a` and `b` sit on the two sides of a condition that switches AMP
         (`if use_amp: scaler.scale(loss).backward() else: loss.backward()`)."""
-        return any(self.is_toggle(g, scaler, text) for g in separating(a, b))
+        return any(self.is_toggle(g.test, scaler, text) for g in separating(a, b))
 
-    def is_toggle(self, g: Guard, scaler: Optional[Binding], text: str) -> bool:
+    def is_toggle(self, test: Optional[Test], scaler: Optional[Binding], text: str) -> bool:
         """A condition on the scaler itself (`if scaler is not None:`, `scaler.is_enabled()`),
         on a name its `enabled=` reads, or on a word that switches AMP (`use_amp`, `args.fp16`,
         `precision == "16-mixed"`)."""
-        test = g.test
         if test is None:
             return False
         if test.ordered:
