@@ -504,6 +504,36 @@ REPOS: tuple[Repo, ...] = (
     Repo("prs-eth/Marigold", "b1dffaaa3f7a2fe406b3bb9dd3c358b30da66060", K.DIFFUSION, late=True),
     Repo("OpenRLHF/OpenRLHF", "3c3be6234e0cb353e76bb8019947db9dfe99fca7", K.LLM, late=True),
     Repo("adap/flower", "fdef7afb1dca3030553be302366cfd285ed6632c", K.FRAMEWORK, late=True),
+    # stop 29, a twelfth batch read first with the rules of 54147ed: time-series forecasting,
+    # recommender and AutoML frameworks, protein and single-cell biology, NLP fine-tuning
+    # libraries, dense retrieval, semi-supervised and continual learning, video tracking and
+    # video-language, point clouds, molecules, music, medical 3D segmentation, document layout,
+    # tabular deep learning, speech units, a graph learning library
+    Repo("MAZiqing/FEDformer", "c0f6b972def125691434d62be1ecadf710ae921a", K.RESEARCH, late=True),
+    Repo("kwuking/TimeMixer", "8d230b7d785d73104522d4cb954e2d4fba1412a4", K.RESEARCH, late=True),
+    Repo("RUCAIBox/RecBole", "7b02be5ec80a88310f2d04a27a82adfcbb5dc211", K.FRAMEWORK, late=True),
+    Repo("neosr-project/neosr", "31c7022620c682cf0961c8634d60787179145c5b", K.VISION, late=True),
+    Repo("dauparas/ProteinMPNN", "8907e6671bfbfc92303b5f79c4b5e6ce47cdef57", K.RESEARCH, late=True),
+    Repo("bowang-lab/scGPT", "cebd6fae655b9c585a4807daa3ac31bb764f06b4", K.RESEARCH, late=True),
+    Repo("ludwig-ai/ludwig", "5d19f3e632124e2f92266faca773047aeeeb0da4", K.FRAMEWORK, late=True),
+    Repo("ThilinaRajapakse/simpletransformers", "03a3789f2c65119949f7cd98b524e78c6cc87d27", K.LLM, late=True),
+    Repo("luyug/GradCache", "906f03835fbc183132a9db32612a9e8f180ca3b4", K.LLM, late=True),
+    Repo("naver/splade", "8dcd33a054d790e74aceda25b128c1b188c5d9c1", K.LLM, late=True),
+    Repo("TorchSSL/TorchSSL", "f26e1d42967cec7f7c8a00c2e7ff9219d8ab7c92", K.RESEARCH, late=True),
+    Repo("botaoye/OSTrack", "33b5e12586216b7fd0e95d255bd01ba44cbec759", K.VISION, late=True),
+    Repo("OpenGVLab/VideoMamba", "f3427e42cb8453a523aec3a6f86d57b5bc1de5c3", K.VISION, late=True),
+    Repo("klauscc/VindLU", "30465487e8314fa1df45b1457b0313f25649e054", K.MULTIMODAL, late=True),
+    Repo("arthurdouillard/dytox", "4da25c13ef34e827e5361f78dcda08811a413c74", K.RESEARCH, late=True),
+    Repo("dvlab-research/Stratified-Transformer", "140783d3d8e93a27a8724c69fd952fac0645be4d", K.NERF_3D, late=True),
+    Repo("atomicarchitects/equiformer_v2", "cf45ee209abdceaa606c9a8dce50c9c753d470b2", K.RESEARCH, late=True),
+    Repo("chavinlo/musicgen_trainer", "a29a989a67184b1c78cf60a4ffda060831955a17", K.SPEECH, late=True),
+    Repo("Gofinge/PointTransformerV2", "f926006d8d06c1d67ff75310ecc19e8c470ef0ea", K.NERF_3D, late=True),
+    Repo("Amshaker/unetr_plus_plus", "dcba1c6e8179b77e2ec72b5f4daced8926259f01", K.VISION, late=True),
+    Repo("opendatalab/DocLayout-YOLO", "7c4be36bc61f11b67cf4a44ee47f3c41e9800a91", K.DETECTION, late=True),
+    Repo("yandex-research/tabm", "28e47ae301c92ec37787dde1ce923a0793f405b4", K.RESEARCH, late=True),
+    Repo("OpenGVLab/unmasked_teacher", "4fb4049f5a87919882e68ccc427615ae7dab1c33", K.MULTIMODAL, late=True),
+    Repo("bshall/hubert", "c01819f21aa07393b213189094e85adbf5fbb8d7", K.SPEECH, late=True),
+    Repo("THUDM/CogDL", "281f47424d58844b167ccbe41d9829c1f77689f8", K.FRAMEWORK, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
