@@ -313,6 +313,10 @@ class FunctionProgram:
     def name(self) -> str:
         return self.key.rsplit(".", 1)[-1]
 
+    def calls_super(self, name: str) -> bool:
+        """Whether it hands on to the base class's `name` (`super().name(...)`)."""
+        return any(isinstance(op.callee, SelfMethod) and op.callee.super_ and op.callee.name == name for op in self.ops)
+
 
 @dataclass
 class ClassInfo:

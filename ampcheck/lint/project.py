@@ -525,13 +525,25 @@ class Project:
             todo = [b for b in bases if b is not None] + todo
 
     def base_kind(self, module: ModuleSummary, cls: ClassInfo) -> Optional[str]:
-        """"model", "optimizer" or "scaler" for a subclass of nn.Module, Optimizer, GradScaler."""
+        """"model", "optimizer" or "scaler" for a subclass of nn.Module, Optimizer, GradScaler;
+        None for a GradScaler subclass whose protocol is its own (`_own_protocol`)."""
         for m, c in self.mro(module, cls):
             for base in c.bases:
                 kind = kinds.base_kind(base)
                 if kind is not None:
-                    return kind
+                    return None if kind == "scaler" and self._own_protocol(module, cls) else kind
         return None
+
+    def _own_protocol(self, module: ModuleSummary, cls: ClassInfo) -> bool:
+        """A GradScaler subclass that redefines `step` or `unscale_` to take no optimizer, without
+        handing on to torch's (physics-informed training's derivative scaler: `step()` raises,
+        `update()` reads the inf checks its own `unscale_deriv` recorded): torch's per-optimizer
+        state machine, and the errors it raises, are not what its calls do."""
+        for name in ("step", "unscale_"):
+            found = self.method(module, cls, name)
+            if found is not None and len(found[2].params) <= 1 and not found[2].kwonly and not found[2].calls_super(name):
+                return True
+        return False
 
     def method(self, module: ModuleSummary, cls: ClassInfo, name: str, after: bool = False) -> Optional[tuple[ModuleSummary, ClassInfo, FunctionProgram]]:
         """`name` as the class resolves it (its own, else a base's); with `after`, skipping the
