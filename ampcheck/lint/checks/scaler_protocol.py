@@ -411,7 +411,9 @@ def _beside_a_plain_backward(step: _Step, last: Event, o: Event, s: str) -> bool
     the same pass (or a call out of sight handed `o`'s optimizer, which may run one), of an
     optimizer the scaler `s` never unscales or steps: it may own the parameters of the plain
     backward's graph (a partial-FC head back-propagates its own loss unscaled, then
-    `features.backward(scaler.scale(grad))` reaches only the backbone)."""
+    `features.backward(scaler.scale(grad))` reaches only the backbone). A plain backward that
+    an optimizer step after it consumed (a GAN's discriminator stepped before the generator's
+    scaled backward) is no such graph."""
     if any(x.kind in (EventKind.UNSCALE, EventKind.SCALER_STEP) and x.scaler == s and x.target == o.target for x in step.events):
         return False
     scaled = step.of(EventKind.SCALED_BACKWARD)
@@ -419,6 +421,7 @@ def _beside_a_plain_backward(step: _Step, last: Event, o: Event, s: str) -> bool
         (x.kind == EventKind.BACKWARD or (x.kind == EventKind.OPAQUE and o.target in (x.target or ())))
         and x.loops == last.loops and not exclusive(x, last) and not exclusive(x, o)
         and not any(step.alternative(x, y, y.binding, y.scaler or "") for y in scaled)  # (the AMP-off side of a scaled one)
+        and not any(y.kind in (EventKind.OPT_STEP, EventKind.SCALER_STEP) and not exclusive(y, x) for y in step.between(x, last))
         for x in step.events[: step.index(last)]
     )
 
@@ -485,11 +488,21 @@ def _unscale_without_backward(step: _Step, o: Event) -> Optional[Event]:
 
 def _last_backward(step: _Step, e: Event, stop: tuple[EventKind, ...] = ()) -> Optional[Event]:
     """The backward whose gradients `e` consumes: the nearest one before it that can run with
-    it (a framework's backward included); None when an event of a `stop` kind comes first."""
+    it (a framework's backward included); None when an event of a `stop` kind comes first,
+    unless the last pass of a loop `e` is after may have skipped it (`_left_by_the_last_pass`)."""
     scaled = step.of(EventKind.SCALED_BACKWARD)
+    skipped: list[tuple[Event, Guard]] = []
     for prev in reversed(step.events[: step.index(e)]):
         if prev.kind in stop:
-            return None
+            loop = _left_by_the_last_pass(step, prev, e)
+            if loop is None:
+                return None
+            skipped.append((prev, loop))
+            continue
+        if skipped and prev.kind in (EventKind.SCALED_BACKWARD, EventKind.BACKWARD) and not all(
+            loop in prev.loops and _inner_conditions(x, loop) - set(prev.guards) for x, loop in skipped
+        ):
+            return None  # (the backward runs only where the step does)
         if prev.kind == EventKind.BACKWARD and any(
             step.alternative(prev, x, x.binding, x.scaler or "") and not exclusive(x, e) for x in scaled
         ):
@@ -499,6 +512,26 @@ def _last_backward(step: _Step, e: Event, stop: tuple[EventKind, ...] = ()) -> O
         if prev.framework_backward and not exclusive(prev, e):
             return prev
     return None
+
+
+def _left_by_the_last_pass(step: _Step, x: Event, e: Event) -> Optional[Guard]:
+    """The loop around `x` that `e` comes after, when `x` runs in it only under a condition
+    and a step of its scaler after `e` takes the gradients the loop left (gradient
+    accumulation whose last, partial window is clipped and stepped after the loop): the last
+    pass may have back-propagated without reaching `x`."""
+    loop = next((g for g in reversed(x.loops) if g not in e.loops), None)
+    if loop is None or not _inner_conditions(x, loop) or x.scaler is None:
+        return None
+    later = step.events[step.index(e) + 1 :]
+    if not any(y.kind == EventKind.SCALER_STEP and y.scaler == x.scaler and loop not in y.loops and not exclusive(y, e) for y in later):
+        return None
+    return loop
+
+
+def _inner_conditions(x: Event, loop: Guard) -> set[Guard]:
+    """The conditions `x` runs under inside `loop`."""
+    inner = x.guards[x.guards.index(loop) + 1 :]
+    return {g for g in inner if g.kind in (GuardKind.IF, GuardKind.MATCH, GuardKind.EXIT)}
 
 
 # -- AMP102 -------------------------------------------------------------------------------------
