@@ -158,7 +158,9 @@ class Project:
     def reexported_by(self, path: str) -> tuple[str, ...]:
         """The packages whose `__init__.py` imports from the module at `path` (`from .base
         import *`, `from .base import Trainer`), and the packages above that re-export those in
-        turn: `from efficientvit.apps.trainer import Trainer` reaches `...trainer.base`."""
+        turn: `from efficientvit.apps.trainer import Trainer` reaches `...trainer.base`. Each
+        by every name code imports it by, a script's in a folder above it included (`from
+        torchkit.task import BaseTask` in `recognition/train.py`)."""
         return self._reexported_by(Path(os.path.abspath(path)), self.import_names(path))
 
     def _reexported_by(self, path: Path, names: tuple[str, ...]) -> tuple[str, ...]:
@@ -175,7 +177,7 @@ class Project:
                 text, re.M,
             ):
                 break
-            names = (self.module_name(str(init)),)
+            names = (self.module_name(str(init)), *self.script_import_names(str(init)))
             out.extend(names)
             path = init
         return tuple(out)
