@@ -534,6 +534,23 @@ REPOS: tuple[Repo, ...] = (
     Repo("OpenGVLab/unmasked_teacher", "4fb4049f5a87919882e68ccc427615ae7dab1c33", K.MULTIMODAL, late=True),
     Repo("bshall/hubert", "c01819f21aa07393b213189094e85adbf5fbb8d7", K.SPEECH, late=True),
     Repo("THUDM/CogDL", "281f47424d58844b167ccbe41d9829c1f77689f8", K.FRAMEWORK, late=True),
+    # stop 29, a thirteenth batch read first with the rules of aa43150: optical flow, speech
+    # enhancement, voice conversion, a small LLM's trainers, 3D shape generation, CLIP re-id,
+    # LLM quantization, self-supervised learning, face recognition, metric depth, weather
+    # (makani), physics-informed nets (modulus-sym), inpainting
+    Repo("zacjiang/GMA", "2f1fd29468a86a354d44dd25d107930b3f175043", K.VISION, late=True),
+    Repo("haoxiangsnr/FullSubNet", "5e223b023f91085bc784121453de22ea722fa01f", K.SPEECH, late=True),
+    Repo("OlaWod/FreeVC", "60032a7b1b030831ae17a4b6959656d88df6cc9c", K.TTS_GAN, late=True),
+    Repo("jingyaogong/minimind", "d65ef2c00ebc6082f9df11541e1b191655eddb00", K.LLM, late=True),
+    Repo("1zb/3DShape2VecSet", "8df9b7a55c42d4dcad152294755250a2ab1e34e5", K.NERF_3D, late=True),
+    Repo("Syliz517/CLIP-ReID", "eb1898b72c882875f478bebfc6d41644eece0a5d", K.VISION, late=True),
+    Repo("OpenGVLab/OmniQuant", "95fae1bd00eaa60d03a20eb39c76c4cb173f51f7", K.RESEARCH, late=True),
+    Repo("facebookresearch/VICRegL", "803ae4c8cd1649a820f03afb4793763e95317620", K.VISION, late=True),
+    Repo("Tencent/TFace", "171ec1434aca0972e111663ac646c9c1e3e44b5b", K.VISION, late=True),
+    Repo("lpiccinelli-eth/UniDepth", "8d8cfe4c7ee15297099983607febf0d4f32eb3d6", K.VISION, late=True),
+    Repo("NVIDIA/makani", "2dfc4c893343dce717d611099f0df8cf0d243311", K.RESEARCH, late=True),
+    Repo("NVIDIA/modulus-sym", "24813033e0bb3e68604e5e995bb364c62573ad3a", K.FRAMEWORK, late=True),
+    Repo("DQiaole/ZITS_inpainting", "6f4a47bb03bfb82a4860fc55ae0719ab0db8f6eb", K.VISION, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.

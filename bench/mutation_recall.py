@@ -271,6 +271,30 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         )
     },
     **{
+        (repo, path, "drop_update", line):
+            "the update after the iteration's first step resets every optimizer, the second optimizer's included, "
+            "before its step runs again: dropping the second update (or the one between the two steps) leaves a legal sequence"
+        for repo, path, line in (
+            ("Syliz517/CLIP-ReID", "processor/processor.py", 84),
+            ("Syliz517/CLIP-ReID", "processor/processor_clipreid_stage2.py", 109),
+            ("DQiaole/ZITS_inpainting", "src/models/FTR_model.py", 465),
+            ("DQiaole/ZITS_inpainting", "src/models/FTR_model.py", 467),
+        )
+    },
+    **{
+        ("NVIDIA/modulus-sym", path, kind, line):
+            "modulus-sym's DerivScaler: a GradScaler subclass that scales derivatives (step and unscale_ take no optimizer "
+            "and raise; update() reads the inf checks its own unscale_deriv recorded), not torch's protocol"
+        for path, kind, line in (
+            ("test/test_amp.py", "drop_update", 73),
+            ("test/test_amp.py", "drop_update", 185),
+            ("test/test_amp.py", "drop_scale", 62),
+            ("test/test_amp.py", "drop_scale", 146),
+            ("modulus/sym/eq/derivatives.py", "drop_scale", 104),
+            ("modulus/sym/models/arch.py", "drop_scale", 835),
+        )
+    },
+    **{
         ("explosion/thinc", path, kind, line):
             "thinc's own PyTorchGradScaler (scale/unscale of tensor lists, update() of the found_inf it kept; no step), not a torch GradScaler"
         for path, kind, line in (
