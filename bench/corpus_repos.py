@@ -551,6 +551,21 @@ REPOS: tuple[Repo, ...] = (
     Repo("NVIDIA/makani", "2dfc4c893343dce717d611099f0df8cf0d243311", K.RESEARCH, late=True),
     Repo("NVIDIA/modulus-sym", "24813033e0bb3e68604e5e995bb364c62573ad3a", K.FRAMEWORK, late=True),
     Repo("DQiaole/ZITS_inpainting", "6f4a47bb03bfb82a4860fc55ae0719ab0db8f6eb", K.VISION, late=True),
+    # stop 29, a fourteenth batch read first with the rules of f14cf20: pose estimation, robot
+    # imitation, lip reading, radiology reports, audio-visual MAE, remote sensing, captioning/VQA,
+    # graph transformers, recommendation, few-shot learning, a Kaggle solution, spiking nets
+    Repo("IDEA-Research/ED-Pose", "4afc5beb94196444554e084df8457199a9ce5a91", K.DETECTION, late=True),
+    Repo("pairlab/QueST", "cc25a835a00cf2d91df69704bdd757904d13c061", K.RL, late=True),
+    Repo("Fengdalu/learn-an-effective-lip-reading-model-without-pains", "bef9eb1eb88cd186ac8243d233fec93fec1e1745", K.VISION, late=True),
+    Repo("ttanida/rgrg", "9520b6d7f555d458898c6795e57cc00f7f90182b", K.MULTIMODAL, late=True),
+    Repo("YuanGongND/cav-mae", "68fe8c2a3917dc2926e41f796bfdcb331a64b42c", K.MULTIMODAL, late=True),
+    Repo("sustainlab-group/SatMAE", "e31c11fa1bef6f9a9aa3eb49e8637c8b8952ba5e", K.VISION, late=True),
+    Repo("j-min/VL-T5", "a07d779aac8134a587a9e369b6e90f31ef1e6865", K.MULTIMODAL, late=True),
+    Repo("yandex-research/heterophilous-graphs", "a431395582e929d88271309716bea4fe24ce6318", K.RESEARCH, late=True),
+    Repo("westlake-repl/IDvs.MoRec", "ce372cfc523c52458fa0267c9834d1be488e026a", K.RESEARCH, late=True),
+    Repo("mrkshllr/FewTURE", "c67d4c1fe01d683abcc46eb409ce8eed6fcf1b76", K.RESEARCH, late=True),
+    Repo("bilzard/kaggle-hms-public", "7d737b0904613ae9574215e40b2be65c42a829e8", K.RESEARCH, late=True),
+    Repo("fangwei123456/spikingjelly", "afb132264a8cbe38d0f221dcef04053e6ba134d3", K.FRAMEWORK, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.

@@ -236,7 +236,8 @@ class Test:
     `calls` the last names of what it calls (`isfinite`, `len`), `strings` its string
     constants (`"fp16"`), `ordered` whether it compares by order (`scale > 32768.`: a
     threshold on a magnitude, never an on/off switch), `conjuncts` the tests of an `and`
-    (each holds wherever the whole does)."""
+    (each holds wherever the whole does), `disjuncts` those of an `or` (each fails wherever the
+    whole does), `negated` the test under a `not` (it fails wherever the whole holds)."""
 
     text: str
     names: tuple[str, ...] = ()
@@ -244,6 +245,8 @@ class Test:
     strings: tuple[str, ...] = ()
     ordered: bool = False
     conjuncts: tuple["Test", ...] = ()
+    disjuncts: tuple["Test", ...] = ()
+    negated: Optional["Test"] = None
 
     def words(self) -> Iterator[str]:
         """Every identifier part and string the test holds."""
@@ -796,10 +799,13 @@ class _Builder:
             elif isinstance(node, cst.SimpleString):
                 value = node.evaluated_value
                 strings.append(value if isinstance(value, str) else value.decode("latin-1"))
-        parts = _conjuncts(expr)
+        conjuncts, disjuncts = _operands(expr, cst.And), _operands(expr, cst.Or)
+        negated = expr.expression if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not) else None
         return Test(
             self.tree.condition_text(expr), tuple(dict.fromkeys(names)), tuple(dict.fromkeys(calls)), tuple(strings), ordered,
-            tuple(self._test(p) for p in parts) if len(parts) > 1 else (),
+            tuple(self._test(p) for p in conjuncts) if len(conjuncts) > 1 else (),
+            tuple(self._test(p) for p in disjuncts) if len(disjuncts) > 1 else (),
+            self._test(negated) if negated is not None else None,
         )
 
     def _loop_kind(self, loop: Union[cst.For, cst.While]) -> Branch:
@@ -1425,10 +1431,11 @@ def _holds_loss_scale(tree: SourceTree, expr: cst.CSTNode) -> bool:
     return any(is_get_scale(c) for c in _walk_calls(tree, expr))
 
 
-def _conjuncts(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """The operands of an `and` (`a and (b and c)`: all three), or the expression itself."""
-    if isinstance(expr, cst.BooleanOperation) and isinstance(expr.operator, cst.And):
-        return [*_conjuncts(expr.left), *_conjuncts(expr.right)]
+def _operands(expr: cst.BaseExpression, op: type) -> list[cst.BaseExpression]:
+    """The operands of an `and` or an `or` (`op`; `a and (b and c)`: all three), or the
+    expression itself."""
+    if isinstance(expr, cst.BooleanOperation) and isinstance(expr.operator, op):
+        return [*_operands(expr.left, op), *_operands(expr.right, op)]
     return [expr]
 
 

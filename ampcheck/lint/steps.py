@@ -157,14 +157,25 @@ class Guard:
         return (self.path, self.via, "stmt", self.spec.stmt)
 
     @cached_property
-    def facts(self) -> tuple[tuple[tuple, Test], ...]:
-        """The tests known to hold on this branch besides its own: each part of an `and` in
-        the body of an `if` (`if accumulated and clip:` runs only where `if accumulated:`
-        does), by the key `condition` gives a test of its own."""
+    def facts(self) -> tuple[tuple[tuple, tuple[Branch, int], Test], ...]:
+        """What else is known on this branch of an `if`, each test by the key `condition`
+        gives a test of its own and the side it went: the parts of an `and` that holds (`if
+        accumulated and clip:` runs only where `if accumulated:` does), of an `or` that fails,
+        and the test under a `not` (the code after `if not step_optimizer: raise` runs only
+        where `if step_optimizer:` does)."""
         test = self.spec.test
-        if self.spec.kind is not GuardKind.IF or self.spec.branch is not Branch.BODY or test is None:
+        if self.spec.kind is not GuardKind.IF or test is None or self.spec.branch not in (Branch.BODY, Branch.ORELSE):
             return ()
-        return tuple((self._key(part), part) for part in test.conjuncts)
+        return tuple(self._implied(test, self.spec.branch is Branch.BODY))
+
+    def _implied(self, test: Test, holds: bool) -> Iterator[tuple[tuple, tuple[Branch, int], Test]]:
+        parts = test.conjuncts if holds else test.disjuncts
+        if test.negated is not None:
+            parts = (test.negated,)
+            holds = not holds
+        for part in parts:
+            yield self._key(part), ((Branch.BODY if holds else Branch.ORELSE), 0), part
+            yield from self._implied(part, holds)
 
     def _key(self, test: Test) -> tuple:
         shared = self.scope.key(test) if self.scope is not None else None
@@ -231,12 +242,11 @@ def separating(a: Event, b: Event) -> list[Guard]:
     a part of an `and` either runs under included (`if ready and clip:` against `if ready:
     ... else:`)."""
     sides = {g.condition: g.side for g in a.guards if not g.is_loop}
-    sides.update((key, (Branch.BODY, 0)) for g in a.guards for key, _ in g.facts)
+    sides.update((key, side) for g in a.guards for key, side, _ in g.facts)
     return [
         g for g in b.guards
         if g.kind in (GuardKind.IF, GuardKind.MATCH, GuardKind.EXIT) and (
-            sides.get(g.condition, g.side) != g.side
-            or any(sides.get(key, (Branch.BODY, 0)) != (Branch.BODY, 0) for key, _ in g.facts)
+            sides.get(g.condition, g.side) != g.side or any(sides.get(key, side) != side for key, side, _ in g.facts)
         )
     ]
 

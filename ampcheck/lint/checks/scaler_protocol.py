@@ -145,7 +145,7 @@ class _Step:
     def dominates(self, a: Event, b: Event, scaler: Optional[Binding], text: str) -> bool:
         """Whether `a` (before `b`) runs whenever `b` does: in the same iteration, under no
         condition `b` is not under (those that switch AMP itself aside)."""
-        return a.loops == b.loops and self.conditions(a, scaler, text) <= self.conditions(b, scaler, text)
+        return a.loops == b.loops and self.conditions(a, scaler, text) <= self.known(b, scaler, text)
 
     def checks_nonfinite(self, a: Optional[Event], b: Event) -> bool:
         """Whether the code looks for (or repairs) inf/NaN between `a` (the sequence's start
@@ -190,22 +190,26 @@ class _Step:
         return self.events[i + 1 : j]
 
     def conditions(self, e: Event, scaler: Optional[Binding], text: str) -> frozenset["Cond"]:
-        """The conditions that decide whether `e` runs, less those that switch AMP itself,
-        with the parts of an `and` it runs under (each a condition it runs under too)."""
-        found = set()
-        for g in e.guards:
-            if g.is_loop or g.branch in (Branch.EXCEPT, Branch.RETRY) or self.is_toggle(g.test, scaler, text):
-                continue
-            found.add(Cond(g.condition, g.side, g.test))
-            found.update(Cond(key, (Branch.BODY, 0), part) for key, part in g.facts if not self.is_toggle(part, scaler, text))
-        return frozenset(found)
+        """The conditions that decide whether `e` runs, less those that switch AMP itself."""
+        return frozenset(
+            Cond(g.condition, g.side, g.test) for g in e.guards
+            if not g.is_loop and g.branch not in (Branch.EXCEPT, Branch.RETRY) and not self.is_toggle(g.test, scaler, text)
+        )
+
+    def known(self, e: Event, scaler: Optional[Binding], text: str) -> frozenset["Cond"]:
+        """`conditions`, with what else the `if`s around `e` tell (`Guard.facts`): conditions
+        it runs under too, for asking whether another event runs wherever `e` does."""
+        return self.conditions(e, scaler, text) | frozenset(
+            Cond(key, side, part) for g in e.guards for key, side, part in g.facts
+            if not g.is_loop and not self.is_toggle(part, scaler, text)
+        )
 
     def covered(self, x: Event, resets: list[Event], scaler: Optional[Binding], text: str) -> bool:
         """Whether one of `resets` runs on every path `x` runs on: one under no condition `x`
         lacks, or two on the two sides of one `if` and under no other (`update(new_scale)`
         above a threshold, `update()` below it), or one after a statement that some paths leave
         early and one on each of those paths."""
-        cx = self.conditions(x, scaler, text)
+        cx = self.known(x, scaler, text)
         sides: dict[tuple, set[tuple[Branch, int]]] = {}
         for r in resets:
             extra = self.conditions(r, scaler, text) - cx
@@ -671,7 +675,7 @@ def _stale(step: _Step, st: Event, s: str, b: Optional[Binding]) -> Optional[Eve
     back = _last_backward(step, st)
     if back is None or back.kind != EventKind.SCALED_BACKWARD or back.scaler != s:
         return None
-    cst_ = step.conditions(st, b, s)
+    cst_ = step.known(st, b, s)
     for r in step.resets(s):
         if exclusive(r, st) or not _loops_prefix(back.loops, r.loops):
             continue
