@@ -776,7 +776,7 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
         if any(step.alternative(p, x, scalers.get(x.scaler or ""), x.scaler or "") for x in scaled):
             continue  # the AMP-off alternative of a scaled backward
         for st in step.of(EventKind.SCALER_STEP):
-            if st.scaler not in scalers or step.index(st) < step.index(p) or exclusive(p, st):
+            if st.scaler not in scalers or step.index(st) < step.index(p) or (exclusive(p, st) and not _left_for_a_later_pass(step, p)):
                 continue
             if not _loops_prefix(step.training_loops(st), p.loops):
                 continue
@@ -797,6 +797,21 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
                 f"about 65536x; write `{s}.scale({loss}).backward()`")
             )
             break
+
+
+def _left_for_a_later_pass(step: _Step, p: Event) -> bool:
+    """Whether the plain backward `p` runs in a loop on a pass that neither steps nor zeroes
+    the gradients after it: they accumulate into a later pass, whose step takes them with its
+    own (LVSM's micro-batches back-propagated on one side of `if update_grads:`, the scaled
+    one and the step on the other)."""
+    if not p.loops:
+        return False
+    after = step.events[step.index(p) + 1 :]
+    return not any(
+        x.kind in (EventKind.OPT_STEP, EventKind.SCALER_STEP, EventKind.ZERO_GRAD) and _loops_prefix(p.loops, x.loops)
+        and not exclusive(x, p)
+        for x in after
+    )
 
 
 def _scaled_out_of_sight(step: _Step, p: Event, s: str) -> bool:
