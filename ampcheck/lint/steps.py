@@ -339,9 +339,10 @@ class _Frame:
     via: tuple[Call, ...] = ()
     guards: tuple[Guard, ...] = ()
     stack: tuple[int, ...] = ()
-    # which object `self` is: the call that bound it (the root's own, `()`, for methods
-    # entered through `self.method()`)
-    owner: tuple[Call, ...] = ()
+    # which object `self` is: the root's own, `()`, for methods entered through
+    # `self.method()`; the variable a method was called on (`manager.step()`, where the
+    # frame that called it named it); else the call that bound it
+    owner: tuple = ()
     # the parameters bound to a value of the root's (one of its parameters, handed down
     # unchanged) -> that parameter; None in a root, whose own parameters are those values
     handed: Optional[tuple[tuple[str, str], ...]] = None
@@ -359,7 +360,7 @@ class _Scope:
     """What the `if` tests of one function call read that holds still through the pass: the
     object `self` is, and the parameters bound to the root's values."""
 
-    owner: tuple[Call, ...]
+    owner: tuple
     self_name: Optional[str]
     handed: tuple[tuple[str, str], ...]  # parameter -> the root's parameter it is bound to
 
@@ -921,15 +922,16 @@ class StepEvents:
         if found is None:
             return False
         if follow:
-            self._enter(op, frame, guards, out, found[0], found[2], recv.cls, skip_self=True)
+            self._enter(op, frame, guards, out, found[0], found[2], recv.cls, skip_self=True, owner=_object(recv, frame))
         return True
 
     def _enter(
         self, op: Op, frame: _Frame, guards: tuple[Guard, ...], out: list[Event],
         module: ModuleSummary, fn: FunctionProgram, self_cls: Optional[ClassRef], skip_self: bool,
-        same_self: bool = False,
+        same_self: bool = False, owner: Optional[tuple] = None,
     ) -> None:
-        """Replay `fn` called by `op` (`same_self`: a `self.method()` call, on the caller's own object)."""
+        """Replay `fn` called by `op` (`same_self`: a `self.method()` call, on the caller's own
+        object; `owner`: the object a method is called on, where it is known)."""
         if id(fn) in frame.stack or len(frame.stack) > _MAX_DEPTH:
             return
         params = list(fn.params[1:] if skip_self and fn.self_name is not None else fn.params)
@@ -944,8 +946,8 @@ class StepEvents:
                 handed.append((name, outer[ref.name]))
         via = (*frame.via, Call(frame.module.path, op))
         inner = _Frame(
-            module, fn, args, self_cls, via, guards, (*frame.stack, id(fn)), frame.owner if same_self else via,
-            tuple(handed),
+            module, fn, args, self_cls, via, guards, (*frame.stack, id(fn)),
+            frame.owner if same_self else owner if owner is not None else via, tuple(handed),
         )
         self._replay(inner, out, follow=True)
 
@@ -1187,6 +1189,21 @@ class StepEvents:
         if v.text is None:
             return False
         return named_like_optimizer(v.text.rsplit(".", 1)[-1])
+
+
+def _object(recv: Val, frame: _Frame) -> Optional[tuple]:
+    """Which object a method is called on, where the caller names it: an attribute of its own
+    object (`self.manager`) by that object, a variable (`manager`) by the call of the function
+    that holds it; None for anything else (a new object each time)."""
+    text = recv.ident
+    if text is None:
+        return None
+    first, _, rest = text.partition(".")
+    if first == frame.fn.self_name and rest.isidentifier():
+        return ("attr", frame.owner, rest)
+    if text.isidentifier():
+        return ("name", frame.via, frame.fn.key, text)
+    return None
 
 
 def _argument(op: Op, init: FunctionProgram, param: str) -> tuple[bool, Optional[Ref]]:

@@ -492,12 +492,13 @@ def _unscale_without_backward(step: _Step, o: Event) -> Optional[Event]:
 
 def _last_backward(step: _Step, e: Event, stop: tuple[EventKind, ...] = ()) -> Optional[Event]:
     """The backward whose gradients `e` consumes: the nearest one before it that can run with
-    it (a framework's backward included); None when an event of a `stop` kind comes first,
-    unless the last pass of a loop `e` is after may have skipped it (`_left_by_the_last_pass`)."""
+    it (a framework's backward included); None when an event of a `stop` kind that can run
+    with it comes first, unless the last pass of a loop `e` is after may have skipped it
+    (`_left_by_the_last_pass`)."""
     scaled = step.of(EventKind.SCALED_BACKWARD)
     skipped: list[tuple[Event, Guard]] = []
     for prev in reversed(step.events[: step.index(e)]):
-        if prev.kind in stop:
+        if prev.kind in stop and not exclusive(prev, e):
             loop = _left_by_the_last_pass(step, prev, e)
             if loop is None:
                 return None
