@@ -782,10 +782,11 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
             if not _loops_prefix(step.training_loops(st), p.loops):
                 continue
             consumed = any(
-                x.kind in (EventKind.OPT_STEP, EventKind.SCALER_STEP) and not exclusive(x, p)
-                and not step.alternative(x, st, scalers[st.scaler], st.scaler or "")
-                for x in step.between(p, st)
-            )  # (a step on the AMP-off branch, `if scaler is None: opt.step()`, consumes nothing here)
+                (x.kind in (EventKind.OPT_STEP, EventKind.SCALER_STEP) and not step.alternative(x, st, scalers[st.scaler], st.scaler or ""))
+                or (x.kind == EventKind.ZERO_GRAD and x.target is not None and x.target == st.target and not exclusive(x, st))
+                for x in step.between(p, st) if not exclusive(x, p)
+            )  # (a step on the AMP-off branch, `if scaler is None: opt.step()`, consumes nothing here; the
+            # stepped optimizer's zero_grad clears what the plain backward left: a reference model's loss)
             if consumed or any(x.seeded and x.scaler == st.scaler and not exclusive(x, p) for x in step.between(p, st)):
                 continue  # (a head's own loss, then `features.backward(scaler.scale(grad))` for the backbone)
             s, b = st.scaler, scalers[st.scaler]
