@@ -239,8 +239,8 @@ class Event:
 
 def separating(a: Event, b: Event) -> list[Guard]:
     """The guards of `b` whose condition sends `a` down another branch (an `if` or `match`),
-    a part of an `and` either runs under included (`if ready and clip:` against `if ready:
-    ... else:`)."""
+    what the `if`s around either tell beyond their own tests included (`Guard.facts`: `if
+    ready and clip:` against the `else` of `if ready:`)."""
     sides = {g.condition: g.side for g in a.guards if not g.is_loop}
     sides.update((key, side) for g in a.guards for key, side, _ in g.facts)
     return [
@@ -373,14 +373,18 @@ class _Scope:
             return None
         handed = dict(self.handed)
         bound = []
+        own = False
         for name in test.names:
             first = name.split(".", 1)[0]
-            if name in _CONSTANTS or (first == self.self_name and "." in name):
+            if name in _CONSTANTS:
                 continue
-            if first not in handed:
+            if first == self.self_name and "." in name:
+                own = True
+            elif first in handed:
+                bound.append(handed[first])
+            else:
                 return None
-            bound.append(handed[first])
-        return ("pass", self.owner, test.text, tuple(bound))
+        return ("pass", self.owner if own else None, test.text, tuple(bound))
 
 
 class StepEvents:
@@ -792,6 +796,8 @@ class StepEvents:
             if len(out) > _MAX_EVENTS:
                 return
             guards = frame.guards + tuple(Guard(g, frame.module.path, frame.via, frame.scope) for g in op.guards)
+            if frame.via and _retested_the_other_way(frame.guards, guards[len(frame.guards):]):
+                continue  # (a helper's `if use_amp:` body, entered from its caller's `else`: never runs)
             if op.kind is OpKind.CALL:
                 self._call(op, frame, guards, out, follow)
             elif all(self.val(r, frame).kind != "loss_scale" for r in op.threshold):
@@ -1189,6 +1195,14 @@ class StepEvents:
         if v.text is None:
             return False
         return named_like_optimizer(v.text.rsplit(".", 1)[-1])
+
+
+def _retested_the_other_way(outer: tuple[Guard, ...], inner: tuple[Guard, ...]) -> bool:
+    """Whether a function's own `if`s send it down the other side of a test its caller's path
+    already decided (the test of the object's own state, or of a value the caller handed
+    down, that `Guard.condition` gives one identity across the pass): that path never runs."""
+    decided = {g.condition: g.side for g in outer if g.kind is GuardKind.IF}
+    return any(g.kind is GuardKind.IF and decided.get(g.condition, g.side) != g.side for g in inner)
 
 
 def _object(recv: Val, frame: _Frame) -> Optional[tuple]:
