@@ -566,6 +566,21 @@ REPOS: tuple[Repo, ...] = (
     Repo("mrkshllr/FewTURE", "c67d4c1fe01d683abcc46eb409ce8eed6fcf1b76", K.RESEARCH, late=True),
     Repo("bilzard/kaggle-hms-public", "7d737b0904613ae9574215e40b2be65c42a829e8", K.RESEARCH, late=True),
     Repo("fangwei123456/spikingjelly", "afb132264a8cbe38d0f221dcef04053e6ba134d3", K.FRAMEWORK, late=True),
+    # stop 29, a fifteenth batch read first with the rules of f4a2da1: video object segmentation, a
+    # segmentation toolkit, molecule generation, text-to-image and video diffusion, CTC/transducer
+    # ASR, speaker verification, an SR GAN, time series, face restoration, protein diffusion, Dreamer RL
+    Repo("hkchengrex/STCN", "eb83102e1957d9f21fb268ab202dad72ef06a1b0", K.VISION, late=True),
+    Repo("sithu31296/semantic-segmentation", "c2843c9cf42a66a96a4173a0ef0059975a6e387c", K.VISION, late=True),
+    Repo("devalab/molgpt", "72ff33ae747c0a4908b822732019a66e965a595a", K.RESEARCH, late=True),
+    Repo("victorchall/EveryDream2trainer", "5098db8325c2b5951b342156556b938b642a0338", K.DIFFUSION, late=True),
+    Repo("sihyun-yu/PVDM", "793172f7acbe51036a9f2c62a6d2bd1b0a0c6d90", K.DIFFUSION, late=True),
+    Repo("burchim/EfficientConformer", "612ef0b39c5df842b0bbbfe16943f271f1369e0a", K.SPEECH, late=True),
+    Repo("clovaai/voxceleb_trainer", "f51bab870672a9b0b50fa158b4e30f329e7866d7", K.SPEECH, late=True),
+    Repo("Lornatang/ESRGAN-PyTorch", "6f7cd5f0cf83f743ce55d738a03a0542232282eb", K.TTS_GAN, late=True),
+    Repo("thuml/Nonstationary_Transformers", "c4ec40675d11d50b3d9923657f408d0db6f90f56", K.RESEARCH, late=True),
+    Repo("zsyOAOA/DifFace", "5c9ab801b2872544b221d4bfdeead7d430af4ed2", K.DIFFUSION, late=True),
+    Repo("microsoft/evodiff", "33206e99446f799ec11cf6e57d66ffaec837be91", K.RESEARCH, late=True),
+    Repo("AITheScienceGuy/DecoderFreeMiniDreamer", "f23fd8d98adc0f70d9548694cd4baac9f6675c31", K.RL, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
