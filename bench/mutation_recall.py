@@ -266,6 +266,8 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         for repo, path, line in (
             ("Lornatang/SRGAN-PyTorch", "train_gan.py", 439),
             ("Lornatang/SRGAN-PyTorch", "train_gan.py", 469),
+            ("Lornatang/ESRGAN-PyTorch", "train_gan.py", 449),
+            ("Lornatang/ESRGAN-PyTorch", "train_gan.py", 482),
             ("Project-MONAI/research-contributions", "auto3dseg/algorithm_templates/dints/scripts/search.py", 423),
             ("Project-MONAI/tutorials", "automl/DiNTS/search_dints.py", 576),
         )
