@@ -282,6 +282,18 @@ class Bindings:
                 break
         return reaching
 
+    def reaching_defs(self, name: cst.Name) -> tuple[int, ...]:
+        """Which assignments of a local name may reach `name`, numbered in the order its
+        function makes them: two reads that the same ones reach read one value (`if not skip:`
+        twice, with `skip = True` between them, reads two); () for a name assigned nowhere
+        here (a parameter, a global, a loop variable)."""
+        fn = self.tree.enclosing_function(name)
+        entries = self._by_key.get((fn, name.value))
+        if not entries:
+            return ()
+        reaching = {id(n) for n, _ in self._reaching(entries, name)}
+        return tuple(i for i, (n, _) in enumerate(entries) if id(n) in reaching)
+
     def reaching_value(self, name: cst.Name) -> Optional[cst.BaseExpression]:
         """The value a local name holds at `name` when exactly one assignment reaches it."""
         fn = self.tree.enclosing_function(name)

@@ -237,7 +237,9 @@ class Test:
     constants (`"fp16"`), `ordered` whether it compares by order (`scale > 32768.`: a
     threshold on a magnitude, never an on/off switch), `conjuncts` the tests of an `and`
     (each holds wherever the whole does), `disjuncts` those of an `or` (each fails wherever the
-    whole does), `negated` the test under a `not` (it fails wherever the whole holds)."""
+    whole does), `negated` the test under a `not` (it fails wherever the whole holds),
+    `versions` which assignments reach each local name it reads (two tests of one text read
+    one value only where the same ones reach both)."""
 
     text: str
     names: tuple[str, ...] = ()
@@ -247,6 +249,7 @@ class Test:
     conjuncts: tuple["Test", ...] = ()
     disjuncts: tuple["Test", ...] = ()
     negated: Optional["Test"] = None
+    versions: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
     def words(self) -> Iterator[str]:
         """Every identifier part and string the test holds."""
@@ -781,16 +784,19 @@ class _Builder:
 
     def _test(self, expr: cst.BaseExpression) -> Test:
         names, calls, strings = [], [], []
+        versions: dict[str, tuple[int, ...]] = {}
         ordered = False
         for node in _walk_nodes(self.tree, expr):
             if isinstance(node, cst.ComparisonTarget):
                 ordered = ordered or isinstance(node.operator, _ORDER)
             elif isinstance(node, (cst.Name, cst.Attribute)):
                 parent = self.tree.parent(node)
-                if isinstance(parent, cst.Attribute) and parent.value is node:
-                    continue  # a part of a longer name
                 if isinstance(parent, cst.Attribute) and parent.attr is node:
                     continue
+                if isinstance(node, cst.Name) and (found := self.b.reaching_defs(node)):
+                    versions[node.value] = found
+                if isinstance(parent, cst.Attribute) and parent.value is node:
+                    continue  # a part of a longer name
                 text = dotted(node)
                 if text is not None:
                     names.append(text)
@@ -805,7 +811,7 @@ class _Builder:
             self.tree.condition_text(expr), tuple(dict.fromkeys(names)), tuple(dict.fromkeys(calls)), tuple(strings), ordered,
             tuple(self._test(p) for p in conjuncts) if len(conjuncts) > 1 else (),
             tuple(self._test(p) for p in disjuncts) if len(disjuncts) > 1 else (),
-            self._test(negated) if negated is not None else None,
+            self._test(negated) if negated is not None else None, tuple(sorted(versions.items())),
         )
 
     def _loop_kind(self, loop: Union[cst.For, cst.While]) -> Branch:

@@ -179,7 +179,7 @@ class Guard:
 
     def _key(self, test: Test) -> tuple:
         shared = self.scope.key(test) if self.scope is not None else None
-        return shared if shared is not None else (self.path, self.via, "test", test.text)
+        return shared if shared is not None else (self.path, self.via, "test", test.text, test.versions)
 
 
 @dataclass(frozen=True, eq=False)
@@ -384,7 +384,7 @@ class _Scope:
                 bound.append(handed[first])
             else:
                 return None
-        return ("pass", self.owner if own else None, test.text, tuple(bound))
+        return ("pass", self.owner if own else None, test.text, test.versions, tuple(bound))
 
 
 class StepEvents:
