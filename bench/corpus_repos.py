@@ -581,6 +581,21 @@ REPOS: tuple[Repo, ...] = (
     Repo("zsyOAOA/DifFace", "5c9ab801b2872544b221d4bfdeead7d430af4ed2", K.DIFFUSION, late=True),
     Repo("microsoft/evodiff", "33206e99446f799ec11cf6e57d66ffaec837be91", K.RESEARCH, late=True),
     Repo("AITheScienceGuy/DecoderFreeMiniDreamer", "f23fd8d98adc0f70d9548694cd4baac9f6675c31", K.RL, late=True),
+    # stop 29, a sixteenth batch read first with the final rules of 0ddcf00: video-language, TTS,
+    # medical MAE, adversarial training, driving, source separation, open-vocabulary distillation,
+    # a classification/KD framework, a speech toolkit, masked image modelling, music transcription
+    Repo("jayleicn/singularity", "10a7f7062ab8af187b3a47803851b4e462191492", K.MULTIMODAL, late=True),
+    Repo("heatz123/naturalspeech", "ca2f814d960149a8fdc3f3e4d773abb67e7c18ec", K.TTS_GAN, late=True),
+    Repo("lambert-x/medical_mae", "953a460b41534321ff9a8bbee41efe6e21877017", K.VISION, late=True),
+    Repo("nmndeep/revisiting-at", "d7166c074223b89e3b7e1ec1489a8d069cc5afb7", K.RESEARCH, late=True),
+    Repo("autonomousvision/carla_garage", "1448bed63642bfe7c25e49e79e15713b20d104e6", K.RESEARCH, late=True),
+    Repo("kianzohoury/auralflow", "503e249a03969072f08cc1ed3227addc830a0797", K.SPEECH, late=True),
+    Repo("wusize/CLIPSelf", "1c7fe9c5c38d800903d4754a89d7a8fcc7977101", K.DETECTION, late=True),
+    Repo("hunto/image_classification_sota", "6f7a70a1dd57fd88413d83909d3d53243068f701", K.VISION, late=True),
+    Repo("funcwj/aps", "c814dc5a8b0bff5efa7e1ecc23c6180e76b8e26c", K.SPEECH, late=True),
+    Repo("implus/UM-MAE", "cb7776b075491824626cd93b64d7de62f0cf28c6", K.VISION, late=True),
+    Repo("JavierVillatoro/AMT_Piano", "1ab8badf51766ae616afb788fc8bcec69c9614ae", K.RESEARCH, late=True),
+    Repo("PlayVoice/vits_chinese", "c5ab514ede52ea1b8b6f0b32eb6b039c53937a22", K.TTS_GAN, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
