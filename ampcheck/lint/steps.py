@@ -45,7 +45,7 @@ import re
 from dataclasses import dataclass, field, replace
 from ampcheck.lint.enums import StrEnum
 from functools import cached_property
-from typing import TYPE_CHECKING, Iterator, Optional, Union
+from typing import TYPE_CHECKING, Hashable, Iterator, Optional, Union
 
 import libcst as cst
 
@@ -343,9 +343,10 @@ class _Frame:
     # `self.method()`; the variable a method was called on (`manager.step()`, where the
     # frame that called it named it); else the call that bound it
     owner: tuple = ()
-    # the parameters bound to a value of the root's (one of its parameters, handed down
-    # unchanged) -> that parameter; None in a root, whose own parameters are those values
-    handed: Optional[tuple[tuple[str, str], ...]] = None
+    # the parameters bound to a value that holds still through the pass (a parameter of the
+    # root's, or a variable of a caller's, handed down unchanged) -> that value; None in a
+    # root, whose own parameters are such values
+    handed: Optional[tuple[tuple[str, Hashable], ...]] = None
 
     @cached_property
     def scope(self) -> "_Scope":
@@ -362,12 +363,12 @@ class _Scope:
 
     owner: tuple
     self_name: Optional[str]
-    handed: tuple[tuple[str, str], ...]  # parameter -> the root's parameter it is bound to
+    handed: tuple[tuple[str, Hashable], ...]  # parameter -> the value it is bound to
 
     def key(self, test: Test) -> Optional[tuple]:
         """The identity of an `if` test within the pass when it reads only the object's own
-        state and parameters bound to the root's values (no call, which may read anything):
-        its text, its object and the root's parameter each parameter it reads is bound to;
+        state and parameters bound to values that hold still (no call, which may read
+        anything): its text, its object and the value each parameter it reads is bound to;
         None for any other test, which means one thing in one call of its function only."""
         if test.calls:
             return None
@@ -942,7 +943,7 @@ class StepEvents:
             return
         params = list(fn.params[1:] if skip_self and fn.self_name is not None else fn.params)
         args: dict[str, Val] = {}
-        handed: list[tuple[str, str]] = []
+        handed: list[tuple[str, Hashable]] = []
         outer = dict(frame.scope.handed)
         for name, ref in (*zip(params, op.args), *((n, r) for n, r in op.kwargs if n in fn.params or n in fn.kwonly)):
             if ref is None:
@@ -950,6 +951,8 @@ class StepEvents:
             args[name] = self.val(ref, frame)
             if isinstance(ref, Param) and ref.name in outer:
                 handed.append((name, outer[ref.name]))
+            elif isinstance(ref, Value) and ref.qualname is None and ref.text is not None and ref.text.isidentifier():
+                handed.append((name, ("local", frame.via, frame.fn.key, ref.text)))  # (a variable of the caller's)
         via = (*frame.via, Call(frame.module.path, op))
         inner = _Frame(
             module, fn, args, self_cls, via, guards, (*frame.stack, id(fn)),
