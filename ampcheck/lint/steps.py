@@ -951,7 +951,9 @@ class StepEvents:
             args[name] = self.val(ref, frame)
             if isinstance(ref, Param) and ref.name in outer:
                 handed.append((name, outer[ref.name]))
-            elif isinstance(ref, Value) and ref.qualname is None and ref.text is not None and ref.text.isidentifier():
+            elif isinstance(ref, Attr) and ref.name:
+                handed.append((name, ("attr", frame.owner, ref.name)))  # (an attribute of the caller's object)
+            elif ((isinstance(ref, Value) and ref.qualname is None) or isinstance(ref, Member)) and ref.text is not None:
                 handed.append((name, ("local", frame.via, frame.fn.key, ref.text)))  # (a variable of the caller's)
         via = (*frame.via, Call(frame.module.path, op))
         inner = _Frame(

@@ -494,11 +494,16 @@ def _last_backward(step: _Step, e: Event, stop: tuple[EventKind, ...] = ()) -> O
     """The backward whose gradients `e` consumes: the nearest one before it that can run with
     it (a framework's backward included); None when an event of a `stop` kind that can run
     with it comes first, unless the last pass of a loop `e` is after may have skipped it
-    (`_left_by_the_last_pass`)."""
+    (`_left_by_the_last_pass`), or a scaler's call on the other side of a switch of AMP from
+    `e` (`e` is on the AMP-off side, whatever the backward its helpers run)."""
     scaled = step.of(EventKind.SCALED_BACKWARD)
     skipped: list[tuple[Event, Guard]] = []
     for prev in reversed(step.events[: step.index(e)]):
-        if prev.kind in stop and not exclusive(prev, e):
+        if prev.kind in stop and exclusive(prev, e):
+            if prev.scaler is not None and step.alternative(e, prev, prev.binding, prev.scaler):
+                return None  # (`e` is on the AMP-off side of a switch its scaler's calls are on the other side of)
+            continue
+        if prev.kind in stop:
             loop = _left_by_the_last_pass(step, prev, e)
             if loop is None:
                 return None
@@ -810,7 +815,8 @@ def _left_for_a_later_pass(step: _Step, p: Event) -> bool:
         return False
     after = step.events[step.index(p) + 1 :]
     return not any(
-        x.kind in (EventKind.OPT_STEP, EventKind.SCALER_STEP, EventKind.ZERO_GRAD) and _loops_prefix(p.loops, x.loops)
+        x.kind in (EventKind.OPT_STEP, EventKind.SCALER_STEP, EventKind.ZERO_GRAD)
+        and (_loops_prefix(p.loops, x.loops) or _loops_prefix(x.loops, p.loops))  # (the same pass, or the one around it)
         and not exclusive(x, p)
         for x in after
     )
