@@ -366,6 +366,8 @@ def _files_to_mutate(repo: str, root: Path) -> list[tuple[Path, str, list[Mutant
     order; for a repository in SAMPLED, the deterministic sample of them."""
     found = []
     for file in sorted(root.rglob("*.py")):
+        if not file.is_file():
+            continue  # (a folder named like a module: `old.py/`)
         rel = file.relative_to(root).as_posix()
         original = file.read_text(encoding="utf-8", errors="surrogateescape")
         sites = list(mutants(rel, original))
