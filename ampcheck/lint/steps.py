@@ -351,19 +351,24 @@ class _Frame:
     @cached_property
     def scope(self) -> "_Scope":
         if self.handed is None:
-            own = (*self.fn.params, *self.fn.kwonly)
-            return _Scope(self.owner, self.fn.self_name, tuple((p, p) for p in own))
-        return _Scope(self.owner, self.fn.self_name, self.handed)
+            return _Scope(self.owner, self.fn.self_name, {p: p for p in (*self.fn.params, *self.fn.kwonly)})
+        return _Scope(self.owner, self.fn.self_name, dict(self.handed))
+
+    @cached_property
+    def decided(self) -> dict[tuple, tuple[Branch, int]]:
+        """The side each `if` its callers' path is on went (by `Guard.condition`)."""
+        return {g.condition: g.side for g in self.guards if g.kind is GuardKind.IF}
 
 
 @dataclass(frozen=True)
 class _Scope:
     """What the `if` tests of one function call read that holds still through the pass: the
-    object `self` is, and the parameters bound to the root's values."""
+    object `self` is, and the values its parameters are bound to (the root's parameters, a
+    caller's variables or attributes, handed down unchanged)."""
 
     owner: tuple
     self_name: Optional[str]
-    handed: tuple[tuple[str, Hashable], ...]  # parameter -> the value it is bound to
+    handed: dict[str, Hashable] = field(hash=False)  # parameter -> the value it is bound to
 
     def key(self, test: Test) -> Optional[tuple]:
         """The identity of an `if` test within the pass when it reads only the object's own
@@ -372,7 +377,7 @@ class _Scope:
         None for any other test, which means one thing in one call of its function only."""
         if test.calls:
             return None
-        handed = dict(self.handed)
+        handed = self.handed
         bound = []
         own = False
         for name in test.names:
@@ -797,7 +802,7 @@ class StepEvents:
             if len(out) > _MAX_EVENTS:
                 return
             guards = frame.guards + tuple(Guard(g, frame.module.path, frame.via, frame.scope) for g in op.guards)
-            if frame.via and _retested_the_other_way(frame.guards, guards[len(frame.guards):]):
+            if frame.via and _retested_the_other_way(frame.decided, guards[len(frame.guards):]):
                 continue  # (a helper's `if use_amp:` body, entered from its caller's `else`: never runs)
             if op.kind is OpKind.CALL:
                 self._call(op, frame, guards, out, follow)
@@ -944,7 +949,7 @@ class StepEvents:
         params = list(fn.params[1:] if skip_self and fn.self_name is not None else fn.params)
         args: dict[str, Val] = {}
         handed: list[tuple[str, Hashable]] = []
-        outer = dict(frame.scope.handed)
+        outer = frame.scope.handed
         for name, ref in (*zip(params, op.args), *((n, r) for n, r in op.kwargs if n in fn.params or n in fn.kwonly)):
             if ref is None:
                 continue
@@ -1202,11 +1207,11 @@ class StepEvents:
         return named_like_optimizer(v.text.rsplit(".", 1)[-1])
 
 
-def _retested_the_other_way(outer: tuple[Guard, ...], inner: tuple[Guard, ...]) -> bool:
+def _retested_the_other_way(decided: dict[tuple, tuple[Branch, int]], inner: tuple[Guard, ...]) -> bool:
     """Whether a function's own `if`s send it down the other side of a test its caller's path
-    already decided (the test of the object's own state, or of a value the caller handed
-    down, that `Guard.condition` gives one identity across the pass): that path never runs."""
-    decided = {g.condition: g.side for g in outer if g.kind is GuardKind.IF}
+    already decided (`_Frame.decided`: the test of the object's own state, or of a value the
+    caller handed down, that `Guard.condition` gives one identity across the pass): that path
+    never runs."""
     return any(g.kind is GuardKind.IF and decided.get(g.condition, g.side) != g.side for g in inner)
 
 
