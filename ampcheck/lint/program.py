@@ -250,6 +250,9 @@ class Test:
     disjuncts: tuple["Test", ...] = ()
     negated: Optional["Test"] = None
     versions: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    # the test with each `x is not None` it holds through `and`s and `or`s read as `x`: it
+    # fails wherever this one fails, as `x` is falsy wherever `x is None`
+    stronger: Optional["Test"] = None
 
     def words(self) -> Iterator[str]:
         """Every identifier part and string the test holds."""
@@ -807,11 +810,15 @@ class _Builder:
                 strings.append(value if isinstance(value, str) else value.decode("latin-1"))
         conjuncts, disjuncts = _operands(expr, cst.And), _operands(expr, cst.Or)
         negated = expr.expression if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not) else None
+        named, called = tuple(dict.fromkeys(names)), tuple(dict.fromkeys(calls))
+        present = frozenset(_not_none_tests(expr))
         return Test(
-            self.tree.condition_text(expr), tuple(dict.fromkeys(names)), tuple(dict.fromkeys(calls)), tuple(strings), ordered,
+            self.tree.condition_text(expr), named, called, tuple(strings), ordered,
             tuple(self._test(p) for p in conjuncts) if len(conjuncts) > 1 else (),
             tuple(self._test(p) for p in disjuncts) if len(disjuncts) > 1 else (),
             self._test(negated) if negated is not None else None, tuple(sorted(versions.items())),
+            Test(self.tree.condition_text(expr, present), named, called, tuple(strings), ordered, versions=tuple(sorted(versions.items())))
+            if present else None,
         )
 
     def _loop_kind(self, loop: Union[cst.For, cst.While]) -> Branch:
@@ -1435,6 +1442,19 @@ def _holds_loss_scale(tree: SourceTree, expr: cst.CSTNode) -> bool:
     """Whether an expression holds a scaler's current scale (`scaler.get_scale()`, `scaler.get_scale()
     if amp else 1.0`)."""
     return any(is_get_scale(c) for c in _walk_calls(tree, expr))
+
+
+def _not_none_tests(expr: cst.BaseExpression) -> Iterator[cst.Comparison]:
+    """The `x is not None` comparisons a test holds through its `and`s and `or`s only, where
+    reading `x` in their place gives a test that implies it (under a `not` it would not)."""
+    if isinstance(expr, cst.BooleanOperation):
+        yield from _not_none_tests(expr.left)
+        yield from _not_none_tests(expr.right)
+    elif (
+        isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and isinstance(expr.comparisons[0].operator, cst.IsNot)
+        and isinstance(expr.comparisons[0].comparator, cst.Name) and expr.comparisons[0].comparator.value == "None"
+    ):
+        yield expr
 
 
 def _operands(expr: cst.BaseExpression, op: type) -> list[cst.BaseExpression]:

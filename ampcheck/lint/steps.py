@@ -169,6 +169,8 @@ class Guard:
         return tuple(self._implied(test, self.spec.branch is Branch.BODY))
 
     def _implied(self, test: Test, holds: bool) -> Iterator[tuple[tuple, tuple[Branch, int], Test]]:
+        if not holds and test.stronger is not None:  # (`x is not None and y` fails: so does `x and y`)
+            yield self._key(test.stronger), (Branch.ORELSE, 0), test.stronger
         parts = test.conjuncts if holds else test.disjuncts
         if test.negated is not None:
             parts = (test.negated,)

@@ -457,11 +457,12 @@ class SourceTree(_Indexes):
             return order
         return {node: i for i, node in enumerate(self.parents)}
 
-    def condition_text(self, test: cst.BaseExpression) -> str:
+    def condition_text(self, test: cst.BaseExpression, truthy: frozenset[cst.CSTNode] = frozenset()) -> str:
         """A condition's source in one canonical spelling, so two tests written with other
         quotes, spacing, parentheses or line breaks (`== 'fsdp'`, `== "fsdp"`) read as the same
-        test: printed from the tree, strings by their value."""
-        return _Canonical(self).text(test)
+        test: printed from the tree, strings by their value. The comparisons in `truthy`
+        (`x is not None`) are printed as the value they compare (`x`)."""
+        return _Canonical(self, truthy).text(test)
 
     def children(self, node: cst.CSTNode) -> Sequence[cst.CSTNode]:
         """`node.children`, in the same order, read from the node's fields: libcst's own
@@ -491,8 +492,9 @@ class _Canonical:
     `a and (b)` differ only where they mean different things); anything else by its source
     with its whitespace collapsed."""
 
-    def __init__(self, tree: SourceTree) -> None:
+    def __init__(self, tree: SourceTree, truthy: frozenset[cst.CSTNode] = frozenset()) -> None:
         self.tree = tree
+        self.truthy = truthy
 
     def text(self, node: cst.CSTNode, depth: int = 0) -> str:
         if depth > 50:
@@ -510,6 +512,8 @@ class _Canonical:
         if t is cst.Call:
             return f"{sub(node.func)}({', '.join(self._arg(a, depth) for a in node.args)})"  # type: ignore[attr-defined]
         if t is cst.Comparison:
+            if node in self.truthy:
+                return sub(node.left)  # type: ignore[attr-defined]
             rest = "".join(f" {self._source(c.operator)} {sub(c.comparator)}" for c in node.comparisons)  # type: ignore[attr-defined]
             return f"({sub(node.left)}{rest})"  # type: ignore[attr-defined]
         if t in (cst.BooleanOperation, cst.BinaryOperation):

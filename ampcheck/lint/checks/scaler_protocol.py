@@ -12,8 +12,8 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
-from dataclasses import dataclass
-from typing import Callable, Iterator, NamedTuple, Optional
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Optional
 
 import libcst as cst
 
@@ -38,12 +38,15 @@ _PER_OPTIMIZER = re.compile(r"optim|^opt_?(idx|id|i|index)$", re.I)
 _NONFINITE_WORD = re.compile(r"^(isfinite|isnan|isinf|nan|inf|finite|found_inf|all_finite|is_finite)$|finite", re.I)
 
 
-class Cond(NamedTuple):
-    """A condition an event runs under: which one (`Guard.condition`), which way, its test."""
+@dataclass(frozen=True)
+class Cond:
+    """A condition an event runs under: which one (`Guard.condition`), which way, its test
+    (which the key already names: a test one implies, `x and y` where `x is not None and y`
+    fails, is known by the key alone)."""
 
     key: tuple
     side: tuple[Branch, int]
-    test: Optional[Test]
+    test: Optional[Test] = field(compare=False)
 
 
 @dataclass
@@ -788,10 +791,11 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
                 continue
             consumed = any(
                 (x.kind in (EventKind.OPT_STEP, EventKind.SCALER_STEP) and not step.alternative(x, st, scalers[st.scaler], st.scaler or ""))
-                or (x.kind == EventKind.ZERO_GRAD and x.target is not None and x.target == st.target and not exclusive(x, st))
-                for x in step.between(p, st) if not exclusive(x, p)
-            )  # (a step on the AMP-off branch, `if scaler is None: opt.step()`, consumes nothing here; the
-            # stepped optimizer's zero_grad clears what the plain backward left: a reference model's loss)
+                or (x.kind == EventKind.ZERO_GRAD and x.target is not None and x.target == st.target)
+                for x in step.between(p, st) if not exclusive(x, p) and not exclusive(x, st)
+            )  # (a step on the AMP-off branch, `if scaler is None: opt.step()`, or on a path that leaves
+            # before `st`, `zero_grad(); scaler.step(opt); scaler.update(); break`, consumes nothing `st`
+            # takes; the stepped optimizer's zero_grad clears what the plain backward left: a reference model's loss)
             if consumed or any(x.seeded and x.scaler == st.scaler and not exclusive(x, p) for x in step.between(p, st)):
                 continue  # (a head's own loss, then `features.backward(scaler.scale(grad))` for the backbone)
             s, b = st.scaler, scalers[st.scaler]
