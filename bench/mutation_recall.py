@@ -15,7 +15,8 @@ name says "scaler" calling `scale`/`unscale_`/`step`/`update`), and, one mutatio
 Each mutant is linted the way a pre-commit hook lints it: only the mutated file is named, by
 its path from the repository root, and the rest of the project is read for what it defines.
 A mutant counts as reported when an AMP1xx finding the original file does not have lies
-within 3 lines of the mutation (the headline); the table also gives the share with such a
+within 3 lines of the mutation, or, for a dropped `update()`, at a `step(...)` of the same
+scaler before it in its function, the step it leaves without an update (the headline); the table also gives the share with such a
 finding anywhere in the mutated file (at an in-file clip helper or the call of a helper
 further away). Equivalent mutants (inside a GradScaler implementation, in a
 file whose only scaler is built with `enabled=False`, or pinned in EQUIVALENT with the reason:
@@ -71,6 +72,9 @@ class Mutant:
     first: int  # the lines the mutation touches, 1-based, in the mutant
     last: int
     text: str
+    # where else a finding names this mutant's bug: for a dropped `update()`, the lines of the
+    # same scaler's `step(...)` calls before it in its function (the step left without its update)
+    anchors: tuple[int, ...] = ()
 
 
 @dataclass
@@ -157,7 +161,8 @@ def mutants(path: str, source: str) -> Iterator[Mutant]:
             call = stmt.value
             upd = _method_call(call, "update")
             if upd is not None and not upd.args and not upd.keywords and _is_scaler(upd.func.value, source):  # type: ignore[attr-defined]
-                yield Mutant("drop_update", path, stmt.lineno, stmt.lineno, edit.replace(stmt, _statement_pass(stmt)))
+                yield Mutant("drop_update", path, stmt.lineno, stmt.lineno, edit.replace(stmt, _statement_pass(stmt)),
+                             _steps_before(tree, stmt, upd.func.value, source))  # type: ignore[attr-defined]
             uns = _method_call(call, "unscale_")
             if uns is not None and _is_scaler(uns.func.value, source):  # type: ignore[attr-defined]
                 clip = next((j for j in range(i + 1, min(len(block), i + 4)) if _is_clip(block[j])), None)
@@ -176,6 +181,22 @@ def mutants(path: str, source: str) -> Iterator[Mutant]:
             if loss is not None and sc.lineno == sc.end_lineno:
                 simple = isinstance(sc.args[0], (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
                 yield Mutant("drop_scale", path, sc.lineno, sc.lineno, edit.replace(sc, loss if simple else f"({loss})"))
+
+
+def _steps_before(tree: ast.AST, stmt: ast.stmt, scaler: ast.expr, source: str) -> tuple[int, ...]:
+    """The lines of `<scaler>.step(...)` calls, the scaler spelled as at `stmt`, that come
+    before `stmt` in the innermost function holding it (the module body outside any)."""
+    home: ast.AST = tree
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= stmt.lineno <= (node.end_lineno or 0):
+            if home is tree or node.lineno >= home.lineno:  # type: ignore[attr-defined]
+                home = node
+    spelled = ast.get_source_segment(source, scaler)
+    return tuple(sorted({
+        node.lineno for node in ast.walk(home)
+        if (call := _method_call(node, "step")) is not None and node.lineno < stmt.lineno
+        and ast.get_source_segment(source, call.func.value) == spelled  # type: ignore[attr-defined]
+    }))
 
 
 def _moved_after(path: str, source: str, block: list[ast.stmt], i: int, clip: int) -> Mutant:
@@ -406,7 +427,7 @@ def run_repo(repo: str, git: Path, commit: str, verbose: bool) -> tuple[list[Out
                     finally:
                         file.write_text(original, encoding="utf-8", errors="surrogateescape")
                     new = [(c, line, msg) for c, line, msg in after if (c, line) not in known]
-                    hit = any(m.first - NEAR <= line <= m.last + NEAR for _, line, _ in new)
+                    hit = any(m.first - NEAR <= line <= m.last + NEAR or line in m.anchors for _, line, _ in new)
                     outcomes.append(Outcome(repo, rel, m.kind, m.first, hit, [f"{c}:{line}" for c, line, _ in new],
                                             why, window(m.text, m.first, m.last)))
                     if verbose:
@@ -472,7 +493,7 @@ def main() -> int:
             else (hits[kind], in_file[kind], total[kind], equiv[kind])
         )
         print(f"{kind:<20} {h:>9} {n:>8} {h / n if n else 0:>7.2f} {f:>8} {f / n if n else 0:>7.2f} {e:>22}")
-    print(f"(reported: a new AMP1xx finding within {NEAR} lines of the mutation; in file: one anywhere in the mutated file)")
+    print(f"(reported: a new AMP1xx finding within {NEAR} lines of the mutation or at the step a dropped update leaves; in file: one anywhere in the mutated file)")
     for label, group in (("the 35 original repositories", True), ("the repositories added for issue 17", False)):
         part = [o for o in counted if BY_NAME[o.repo].original is group]
         if part:
