@@ -596,6 +596,31 @@ REPOS: tuple[Repo, ...] = (
     Repo("implus/UM-MAE", "cb7776b075491824626cd93b64d7de62f0cf28c6", K.VISION, late=True),
     Repo("JavierVillatoro/AMT_Piano", "1ab8badf51766ae616afb788fc8bcec69c9614ae", K.RESEARCH, late=True),
     Repo("PlayVoice/vits_chinese", "c5ab514ede52ea1b8b6f0b32eb6b039c53937a22", K.TTS_GAN, late=True),
+    # stop 30, a seventeenth batch read first with the rules of 60274fe: a small LLM, handwriting
+    # OCR, time series, super-resolution, LM+knowledge-graph GNN, dehazing, CLIP LoRA, audio
+    # classification, weather, face recognition, a Kaggle solution, model-based RL, medical
+    # segmentation, music-text, music generation, paper tutorials, recommender NAS, code RL,
+    # volumetric video, graph benchmarks
+    Repo("DLLXW/baby-llama2-chinese", "98a20dbb35e686a62188f61f479809cb2d4f8d6e", K.LLM, late=True),
+    Repo("FactoDeepLearning/DAN", "deab478a3eece2f53cdf83095be0d90cea46d156", K.VISION, late=True),
+    Repo("lss-1138/SegRNN", "8e869ecfdf1daab3a0ba14d1d620796c1a5d2c4f", K.RESEARCH, late=True),
+    Repo("Lornatang/RCAN-PyTorch", "52557f66fc2cb396211054c6f927d5da45dd6d56", K.VISION, late=True),
+    Repo("michiyasunaga/dragon", "b21251e4482128cae9825e4c7b8ba771ab19ad5c", K.RESEARCH, late=True),
+    Repo("IDKiro/DehazeFormer", "5af7c34d6f8e0784a88a2132a7add296bf99ca9c", K.VISION, late=True),
+    Repo("MaxZanella/CLIP-LoRA", "358f0d7361f59e66c0b2d0b672a3dafb143a759b", K.MULTIMODAL, late=True),
+    Repo("yeyupiaoling/AudioClassification-Pytorch", "c63d284a8895b83ae462dc0a8e36c01ebdbf20bb", K.SPEECH, late=True),
+    Repo("GISWLH/CanglongPhysics", "c00d55f764cfb6a1eac4f142352a94433e535738", K.RESEARCH, late=True),
+    Repo("bubbliiiing/facenet-pytorch", "af7d20caeb7c164129ba8c5edae3c0e9605be169", K.VISION, late=True),
+    Repo("ChristofHenkel/kaggle-asl-fingerspelling-1st-place-solution", "82d4b5bbad44738469a1bfc668540675ce3975eb", K.RESEARCH, late=True),
+    Repo("Shengjiewang-Jason/EfficientZeroV2", "12b9e775df1f8afb4a1dc854cf722ea84fbfb61d", K.RL, late=True),
+    Repo("yhygao/CBIM-Medical-Image-Segmentation", "7c26979a96eb9fe057320e1db38680bae33786b8", K.VISION, late=True),
+    Repo("ilaria-manco/muscall", "dfe0782f307df9183180e462b641b728740f08d6", K.MULTIMODAL, late=True),
+    Repo("ElectricAlexis/NotaGen", "4553cd743b6b449732baf2a6cc58885fe853b11d", K.RESEARCH, late=True),
+    Repo("labmlai/annotated_deep_learning_paper_implementations", "e6b3c8a6a2cdae4071bcde1abeaaf9a2bc37bd53", K.FRAMEWORK, late=True),
+    Repo("facebookresearch/NasRec", "79bf6f99cb2ad3b9d06bbf32a9c1ccda7f73585d", K.RESEARCH, late=True),
+    Repo("salesforce/CodeRL", "ec3c526a07e44f56f702f354cbad11187bdf25cc", K.LLM, late=True),
+    Repo("zju3dv/EasyVolcap", "4cb3c000a31b8764834c79792b355f110d947e75", K.NERF_3D, late=True),
+    Repo("yandex-research/graphland", "7246fe3f6b53cffaa76e3dc22726a6db3984bbe3", K.RESEARCH, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
