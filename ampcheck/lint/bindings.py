@@ -153,6 +153,11 @@ class Bindings:
             return False
         return named_like_optimizer(text.rsplit(".", 1)[-1])
 
+    def indexes_optimizers(self, expr: cst.BaseExpression) -> bool:
+        """Whether `expr` picks one item of a collection named for optimizers
+        (`self.optimizers[name]`, `optimizers[0]`): the loop variable's twin, by index."""
+        return isinstance(expr, cst.Subscript) and _names_optimizers(expr.value)
+
     def iterates_optimizers(self, name: cst.Name) -> bool:
         """Whether `name` is the variable of the innermost loop that binds it, and that loop
         walks optimizers: `for o in optimizers`, `for o in optimizer.values()` (a dict of

@@ -1045,7 +1045,7 @@ class _Builder:
                 return Value(self._text(expr), BindingInfo("loss_scale"))
         text = dotted(expr)
         if text is None:
-            return Value(None)
+            return Value(None, BindingInfo("optimizer")) if self.b.indexes_optimizers(expr) else Value(None)
         if isinstance(expr, cst.Name):
             if self._is_self(expr):
                 return Attr("")

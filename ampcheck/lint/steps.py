@@ -688,9 +688,8 @@ class StepEvents:
         if not wanted:
             return
         defined = [*self.home.classes, *(k for k in self.home.functions if k and "." not in k)]
-        modules = tuple(dict.fromkeys((*self.project.import_names(self.path), *self.project.script_import_names(self.path))))
-        paths = set(self.project.files_mentioning(modules, wanted, self.project.reexported_by(self.path), defined)) - {self.path}
-        for path in sorted(paths):
+        paths = self._naming(self.path, wanted, defined) - {self.path}
+        for path in sorted(paths | self._subclass_callers(wanted)):
             module = self.project.summary(path)
             if module is None:
                 continue
@@ -699,6 +698,39 @@ class StepEvents:
                 out = self._sequence(frame, follow=True)
                 if any(e.path == self.path for e in out):
                     yield fn, out
+
+    def _naming(self, path: str, wanted: set[str], defined: list[str]) -> set[str]:
+        """The project's files that name the module at `path` (or what it `defined`, taken
+        from a package re-exporting it) and any of `wanted`."""
+        modules = tuple(dict.fromkeys((*self.project.import_names(path), *self.project.script_import_names(path))))
+        return set(self.project.files_mentioning(modules, wanted, self.project.reexported_by(path), defined))
+
+    def _subclass_callers(self, wanted: set[str]) -> set[str]:
+        """The files that name `wanted` and a module defining a project subclass of a class of
+        this file, or of such a subclass, up to three modules away: a training step of a class
+        two levels down (`TrainerLineCTC(OCRManager)`, `OCRManager(GenericTrainingManager)`),
+        whose module never names this one, still calls the methods it inherits from here."""
+        found: set[str] = set()
+        bases, frontier, seen = {self.path}, [(self.path, list(self.home.classes))], {self.path}
+        for _ in range(3):
+            heirs: list[tuple[str, list[str]]] = []
+            for path, classes in frontier:
+                for candidate in sorted(self._naming(path, set(classes), classes) - seen):
+                    seen.add(candidate)
+                    module = self.project.summary(candidate)
+                    subclasses = [] if module is None else [
+                        name for name, cls in module.classes.items()
+                        if any(m.path in bases for m, _ in list(self.project.mro(module, cls))[1:])
+                    ]
+                    if subclasses:
+                        heirs.append((candidate, subclasses))
+            if not heirs:
+                break
+            bases |= {path for path, _ in heirs}
+            for path, classes in heirs:
+                found |= self._naming(path, wanted, classes)
+            frontier = heirs
+        return found - {self.path}
 
     def _names_any(self, module: ModuleSummary, fn: FunctionProgram, wanted: set[str]) -> bool:
         """Whether `fn`, or a function of its module it calls (and so on), calls something

@@ -395,7 +395,7 @@ def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
             for x in step.events if x.kind in _SCALER_EVENTS and x.scaler == s
         ):
             continue  # `if scaler is None: opt.step() else: scaler.step(opt)` after the scaled backward
-        opt = o.target or "optimizer"
+        opt = o.target or o.op.text.rpartition(".")[0] or "optimizer"  # (`self.optimizers[name]`: no identity, as written)
         unscaled = [
             x for x in (last, *step.between(last, o))
             if x.kind == EventKind.UNSCALE and x.target == o.target and step.dominates(x, o, b, s)
@@ -458,7 +458,7 @@ def _hand_step_then_update(step: _Step, o: Event, scalers: dict[str, Binding]) -
             continue
         if any(x.kind in (EventKind.SCALER_STEP, EventKind.UNSCALE) and x.scaler == s for x in step.events):
             continue
-        opt = o.target or "optimizer"
+        opt = o.target or o.op.text.rpartition(".")[0] or "optimizer"  # (`self.optimizers[name]`: no identity, as written)
         yield o, (
             _say(scalers[s], f"`{opt}.step()` is followed by `{s}.update()` but bypasses `{s}.step({opt})`: "
             "it steps on gradients of a scaled backward, still multiplied by the loss scale or, once unscaled, "
