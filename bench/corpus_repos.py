@@ -621,6 +621,32 @@ REPOS: tuple[Repo, ...] = (
     Repo("salesforce/CodeRL", "ec3c526a07e44f56f702f354cbad11187bdf25cc", K.LLM, late=True),
     Repo("zju3dv/EasyVolcap", "4cb3c000a31b8764834c79792b355f110d947e75", K.NERF_3D, late=True),
     Repo("yandex-research/graphland", "7246fe3f6b53cffaa76e3dc22726a6db3984bbe3", K.RESEARCH, late=True),
+    # stop 30, an eighteenth batch read first with the rules of 9e70312: text-to-image diffusion,
+    # LiDAR segmentation, machine translation, NLP and vision training frameworks with hooks and
+    # drivers, lip-sync diffusion, video recognition, a model hub's trainers, face recognition,
+    # speech translation, a config-driven TTS/GAN framework, bioimage segmentation, surface
+    # normals, protein structure, a Keras-style trainer, pose estimation, an audio codec GAN,
+    # robot manipulation
+    Repo("microsoft/VQ-Diffusion", "d1d39487eaab07375d95b8ed59c6b3becf1329c6", K.DIFFUSION, late=True),
+    Repo("valeoai/WaffleIron", "bcd387ce5483c3712f037d3540b545115ec8c1f1", K.NERF_3D, late=True),
+    Repo("joeynmt/joeynmt", "cdc4d03d430a1b0f29793a0d95743c5e72ae2f6c", K.LLM, late=True),
+    Repo("fastnlp/fastNLP", "e03d2ddb4b5ea3f09a64698dc1f73ab3cdf6a8c6", K.FRAMEWORK, late=True),
+    Repo("bytedance/LatentSync", "a229c3948406bc2cf6eaf4873e662e70c6a04746", K.DIFFUSION, late=True),
+    Repo("whwu95/Text4Vis", "d61b34d0208a03ce6146edcc51033b2a040cb249", K.MULTIMODAL, late=True),
+    Repo("modelscope/modelscope", "2905da12205410de83f2fcdaabb4b505430890d5", K.FRAMEWORK, late=True),
+    Repo("deepinsight/insightface", "7fadd420c2351d0ffa8cac403421c1a3ed733365", K.VISION, late=True),
+    Repo("alibaba/EasyCV", "901ff18693da724af7f9e71ddde216ff2ddbe29e", K.FRAMEWORK, late=True),
+    Repo("facebookresearch/seamless_communication", "90e2b57ac4d82fa2bfaa25caeffe39ceb8b2ebec", K.SPEECH, late=True),
+    Repo("neonbjb/DL-Art-School", "f31a333c4ff51eef9d5d4d1091fce7a610159b80", K.TTS_GAN, late=True),
+    Repo("constantinpape/torch-em", "6f71247c0bde24cb050bb25501ca61517ce08b7f", K.VISION, late=True),
+    Repo("baegwangbin/DSINE", "ef0c2afa32b4dd19cb8ca4567c652802cd92591c", K.VISION, late=True),
+    Repo("bytedance/Protenix", "3248f8e7e1c94f0b5835a40ebdc649d74d631a82", K.RESEARCH, late=True),
+    Repo("Tongjilibo/torch4keras", "021dc8baf9e6fe82129f3ee3d21b9b162f3ec514", K.FRAMEWORK, late=True),
+    Repo("thawro/pytorch-human-pose", "2ae8bf4f63c419401be1a1b007b71659b44bc27c", K.VISION, late=True),
+    Repo("SegmentationBLWX/sssegmentation", "eb1878c112402e86a92ee6958778272065bf59b9", K.VISION, late=True),
+    Repo("kakaobrain/rq-vae-transformer", "341395e562ac347f5eb62db9f5f08b9f2cc42a60", K.RESEARCH, late=True),
+    Repo("aask1357/hilcodec", "616e8c36e5ee99c32d8bbb65b855e87a9a314abd", K.TTS_GAN, late=True),
+    Repo("NVlabs/RVT", "367995a1a2169b6352bf4e8b0ed405890462a3a0", K.RL, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
