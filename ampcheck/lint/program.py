@@ -970,6 +970,8 @@ class _Builder:
                 return self._clip(call, guards)  # FSDP's model.clip_grad_norm_
             if self._is_self(recv):
                 return self._op(call, guards, self._self_method(call, func.attr.value))
+            if func.attr.value == "backward" and _identically_zero(recv):
+                return None  # no gradient changes, scaled or not
             op = self._op(call, guards, Method(self.ref(recv), func.attr.value))
             op.subject = self._text(recv)
             return op
@@ -1000,6 +1002,8 @@ class _Builder:
             if not positional:
                 return None
             tensor = _only_element(positional[0].value)
+            if _identically_zero(tensor):
+                return None
             seed = positional[1] if len(positional) > 1 else next((a for a in call.args if a.keyword is not None and a.keyword.value == "grad_tensors"), None)
             kwargs = (("gradient", self.ref(_only_element(seed.value))),) if seed is not None else ()
             return Op(
@@ -1442,6 +1446,22 @@ def _holds_loss_scale(tree: SourceTree, expr: cst.CSTNode) -> bool:
     """Whether an expression holds a scaler's current scale (`scaler.get_scale()`, `scaler.get_scale()
     if amp else 1.0`)."""
     return any(is_get_scale(c) for c in _walk_calls(tree, expr))
+
+
+def _identically_zero(expr: cst.BaseExpression) -> bool:
+    """Whether a tensor expression is zero whatever it reads: a product with a literal 0
+    (`(out * 0.0).sum()`, `0 * loss`), or its sum or mean. Back-propagating it adds zero to
+    every gradient (what DDP code does to reach unused parameters, or to free a graph after a
+    skipped step), which a loss scale cannot change."""
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return float(expr.evaluated_value) == 0.0
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
+        return _identically_zero(expr.left) or _identically_zero(expr.right)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        return _identically_zero(expr.expression)
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in ("sum", "mean"):
+        return _identically_zero(expr.func.value)
+    return False
 
 
 def _not_none_tests(expr: cst.BaseExpression) -> Iterator[cst.Comparison]:

@@ -48,6 +48,8 @@ _COLLECTIVES = frozenset(
         "get_world_size",
     }
 )
+# waits on the handle an async collective returns (`work.wait()`), on a CUDA event or stream
+_WAITS = frozenset({"wait", "synchronize"})
 # Triton's integer helpers for a launch grid, on the host
 _TRITON_HOST_MATH = frozenset({"triton.cdiv", "triton.next_power_of_2"})
 _CTX_METHODS = frozenset({"save_for_backward", "save_for_forward", "mark_dirty", "mark_non_differentiable", "set_materialize_grads"})
@@ -273,6 +275,8 @@ def _neutral_call(model: FileModel, call: cst.Call, ctx: Optional[str], seen: se
         qualname = model.qualname(func)
         if qualname in _TRITON_HOST_MATH or _collective(qualname):
             return True
+        if func.attr.value in _WAITS and not call.args:
+            return True  # (a gather layer's backward waits on its `reduce(..., async_op=True)`)
         return func.attr.value in _NEUTRAL_OPS and (qualname or "torch.").startswith("torch.")
     if isinstance(func, cst.Subscript):
         return _triton_kernel(model, func.value)  # `kernel[grid](...)`
