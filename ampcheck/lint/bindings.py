@@ -278,6 +278,8 @@ class Bindings:
 
     def _reaching(self, entries: list[tuple[cst.CSTNode, Optional[Binding]]], at: cst.CSTNode) -> list[tuple[cst.CSTNode, Optional[Binding]]]:
         before = [(n, b) for n, b in entries if n is at or self.tree.precedes(n, at)]
+        if before and before[-1][0] is not at and self.tree.within(at, before[-1][0]):
+            before.pop()  # a read in the assignment's own value (`x = x.half()`) sees the value before it
         if not before:
             return entries
         reaching = []
@@ -298,6 +300,32 @@ class Bindings:
             return ()
         reaching = {id(n) for n, _ in self._reaching(entries, name)}
         return tuple(i for i, (n, _) in enumerate(entries) if id(n) in reaching)
+
+    def reads_of(self, assign: cst.Assign, name: str) -> Optional[list[cst.Name]]:
+        """The reads of the local `name` in its function that the assignment `assign` may
+        reach (its value, or another one where two reach); None where the name is not a
+        local of one function `assign` binds (an attribute, a global)."""
+        fn = self.tree.enclosing_function(assign)
+        entries = self._by_key.get((fn, name))
+        if fn is None or not entries or not any(n is assign for n, _ in entries):
+            return None
+        mine = next(i for i, (n, _) in enumerate(entries) if n is assign)
+        return [
+            node for node in self.tree.name_nodes.get(name, ())
+            if self.tree.enclosing_function(node) is fn and not self._stored(node) and not self.tree.within(node, assign)
+            and self.tree.precedes(assign, node) and mine in self.reaching_defs(node)
+        ]
+
+    def _stored(self, name: cst.Name) -> bool:
+        """Whether `name` is written, not read: an assignment's target, or a part of one."""
+        node: cst.CSTNode = name
+        for anc in self.tree.ancestors(name):
+            if isinstance(anc, cst.AssignTarget):
+                return anc.target is node or self.tree.within(node, anc.target)
+            if not isinstance(anc, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+                return False
+            node = anc
+        return False
 
     def reaching_value(self, name: cst.Name) -> Optional[cst.BaseExpression]:
         """The value a local name holds at `name` when exactly one assignment reaches it."""

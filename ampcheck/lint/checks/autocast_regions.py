@@ -155,14 +155,31 @@ def _handed_to_a_call(model: FileModel, cast: Cast) -> bool:
     give them (lower-precision ops that dtype, fp32-listed ops their fp32 inputs, arithmetic with
     fp32 weights promoted back). A torch function fed the cast (`torch.tanh(x.half())`) runs
     in it whatever autocast's policy says, and stays reported."""
-    parent = model.parent(cast.call)
-    if isinstance(parent, cst.Arg) and parent.value is cast.call and not parent.star:
+    return _handed_over(model, cast.call) or _stored_to_hand_over(model, cast.call)
+
+
+def _stored_to_hand_over(model: FileModel, cast: cst.Call) -> bool:
+    """Whether the cast is stored in a local name (`desc = desc.half()`) that every read it
+    reaches hands straight to a model or project function (`pad(desc, n)`, then
+    `desc = self.input_proj(desc)`): no torch op computes with it in between."""
+    assign = model.parent(cast)
+    if not (isinstance(assign, cst.Assign) and assign.value is cast and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)):
+        return False
+    reads = model.bindings.reads_of(assign, assign.targets[0].target.value)
+    return bool(reads) and all(_handed_over(model, r) for r in reads)
+
+
+def _handed_over(model: FileModel, value: cst.BaseExpression) -> bool:
+    """Whether `value` is an argument of a call of something other than torch (a model, a
+    project function), or a value of the kwargs dict such a call unpacks."""
+    parent = model.parent(value)
+    if isinstance(parent, cst.Arg) and parent.value is value and not parent.star:
         call = model.parent(parent)
-    elif isinstance(parent, cst.DictElement) and parent.value is cast.call:
+    elif isinstance(parent, cst.DictElement) and parent.value is value:
         call = _called_with(model, model.parent(parent))
     else:
         return False
-    if not isinstance(call, cst.Call) or call.func is cast.call:
+    if not isinstance(call, cst.Call) or call.func is value:
         return False
     return not any(q.startswith("torch.") for q in model.names.resolve(call.func))
 
