@@ -632,6 +632,8 @@ class _Builder:
                 continue  # self.x.method(...), self.x.attr
             if isinstance(parent, cst.AssignTarget) or (isinstance(parent, cst.AnnAssign) and parent.target is node):
                 continue
+            if _tested_only(node, parent):
+                continue  # `if self.scaler is not None:`, `if not self.scaler:`: nothing is handed on
             if self._kept_alias(node, parent):
                 continue  # `scaler = self.scaler`, then only its methods called
             if isinstance(parent, cst.Return) and self._returned_by_property(node):
@@ -1446,6 +1448,16 @@ def _holds_loss_scale(tree: SourceTree, expr: cst.CSTNode) -> bool:
     """Whether an expression holds a scaler's current scale (`scaler.get_scale()`, `scaler.get_scale()
     if amp else 1.0`)."""
     return any(is_get_scale(c) for c in _walk_calls(tree, expr))
+
+
+def _tested_only(node: cst.BaseExpression, parent: Optional[cst.CSTNode]) -> bool:
+    """Whether a value is only tested where it is read: compared (`is None`, `is not None`),
+    or the whole test of an `if`/`while`, or negated; not handed on or stored."""
+    if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
+        return True
+    if isinstance(parent, (cst.If, cst.While)):
+        return parent.test is node
+    return isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not)
 
 
 def _identically_zero(expr: cst.BaseExpression) -> bool:

@@ -835,6 +835,9 @@ def _scaled_out_of_sight(step: _Step, p: Event, s: str) -> bool:
     nested functions (an engine's `backward_pass(engine, loss)`)."""
     if p.via or not isinstance(p.op.callee, Method) or not isinstance(p.op.callee.recv, Param):
         return False
+    unused = step.model.steps.never_scaled(p)
+    if unused is not None and unused[0] == s:
+        return False  # no code anywhere scales with the class's scaler: no caller did either
     found = step.model.steps.written_in(p)
     owner, _, attr = s.partition(".")
     if owner == "self" and attr.startswith("_") and "." not in attr and found is not None and found[1].cls is not None:
@@ -849,8 +852,12 @@ def _scaled_out_of_sight(step: _Step, p: Event, s: str) -> bool:
 
 def _never_scaled(step: _Step) -> Iterator[tuple[Event, str]]:
     """A backward in a method of a class whose scaler no code ever scales with, while the
-    class steps it (a wrapper's `backward(loss)` apart from its `step()`)."""
+    class steps it (a wrapper's `backward(loss)` apart from its `step()`). A backward whose
+    own sequence then steps an optimizer by hand is the class's AMP-off path (`loss.backward();
+    self.optimizer.step()` beside the mixed one), which the scaler never steps."""
     for p in step.of(EventKind.BACKWARD):
+        if any(x.kind is EventKind.OPT_STEP and not exclusive(x, p) for x in step.events[step.index(p) + 1:]):
+            continue
         found = step.model.steps.never_scaled(p)
         if found is None:
             continue
