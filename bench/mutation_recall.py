@@ -326,6 +326,23 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             *(("thinc/tests/shims/test_pytorch_grad_scaler.py", "drop_scale", n) for n in (31, 33, 54, 57, 61, 63, 81, 95, 109)),
         )
     },
+    **{
+        (repo, path, kind, line): why
+        for repo, path, kind, line, why in (
+            *(("fastnlp/fastNLP", "fastNLP/core/drivers/paddle_driver/paddle_driver.py", kind, line,
+               "PaddlePaddle's paddle.amp.GradScaler (a paddle driver), not a torch GradScaler")
+              for kind, line in (("drop_update", 105), ("step_to_opt", 104), ("drop_scale", 97))),
+            *(("fastnlp/fastNLP", "fastNLP/core/drivers/oneflow_driver/oneflow_driver.py", kind, line,
+               "OneFlow's GradScaler (a oneflow driver), not a torch GradScaler")
+              for kind, line in (("drop_update", 94), ("step_to_opt", 93))),
+            *(("deepinsight/insightface", "recognition/arcface_paddle/dynamic/train.py", kind, line,
+               "LSCGradScaler, a PaddlePaddle scaler of the paddle recipe, not a torch GradScaler")
+              for kind, line in (("step_to_opt", 213), ("drop_scale", 208))),
+            *(("aask1357/hilcodec", path, "drop_scale", line,
+               "scale() of a zero only to initialise the scaler's lazy scale before the balancer reads it; the value is discarded")
+              for path, line in (("models/hilcodec/wrapper.py", 182), ("models/avocodo/wrapper.py", 199))),
+        )
+    },
 }
 
 # Repositories too large to mutate every file in the time a run has: at most this many of

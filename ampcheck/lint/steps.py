@@ -715,7 +715,9 @@ class StepEvents:
         for _ in range(3):
             heirs: list[tuple[str, list[str]]] = []
             for path, classes in frontier:
-                for candidate in sorted(self._naming(path, set(classes), classes) - seen):
+                defining = re.compile(rf"^[ \t]*class\s+\w+\s*\([^)]*\b(?:{'|'.join(map(re.escape, classes))})\b", re.M)
+                subclassing = set(self.project.files_matching(defining, self.path))
+                for candidate in sorted((self._naming(path, set(classes), classes) & subclassing) - seen):
                     seen.add(candidate)
                     module = self.project.summary(candidate)
                     subclasses = [] if module is None else [
