@@ -647,6 +647,31 @@ REPOS: tuple[Repo, ...] = (
     Repo("kakaobrain/rq-vae-transformer", "341395e562ac347f5eb62db9f5f08b9f2cc42a60", K.RESEARCH, late=True),
     Repo("aask1357/hilcodec", "616e8c36e5ee99c32d8bbb65b855e87a9a314abd", K.TTS_GAN, late=True),
     Repo("NVlabs/RVT", "367995a1a2169b6352bf4e8b0ed405890462a3a0", K.RL, late=True),
+    # stop 30, a nineteenth batch read first with the rules of 1c59fcd: personal TTS and OCR
+    # scripts, sign language, a backdoor toolkit, mixed-precision neural ODEs, molecules, a pruning
+    # library, RLHF reward models, robot reward learning, CLIP fine-tuning, voice conversion,
+    # medical CLIP, a small MoE LLM, audio deepfake detection, Kaggle satellite imagery,
+    # generative recommendation, video diffusion, radar emitter classification
+    Repo("sfezn1220/pytorchDeepLearning", "f495136524461a46d06dcff12c61d79f0a919d65", K.TTS_GAN, late=True),
+    Repo("B1n-isme/Continuous-Sign-Language-Recognition", "f147d0a2bf2a6a20a194802577749a785ec0926f", K.VISION, late=True),
+    Repo("ain-soph/trojanzoo", "45d680c4d3bc7810a0a7a5b6fa939f87d5e6c551", K.RESEARCH, late=True),
+    Repo("EmoryMLIP/rampde", "baecec70b8f5e46f1d3486580b47edc56fa6e8f7", K.RESEARCH, late=True),
+    Repo("jfpuget/NVIDIA-PCQM4Mv2", "82ee505cbaf26bd0830e2f39b6638b9f08a17de8", K.RESEARCH, late=True),
+    Repo("VainF/Torch-Pruning", "e80127d7c6935c319a7dd6719b8a72e3c1fcbff9", K.FRAMEWORK, late=True),
+    Repo("zjykzj/crnn-ctc", "15fa573c697615e22c6d02358303e477edadaaee", K.VISION, late=True),
+    Repo("mdeepak08/crnn-ctc-ocr-pytorch", "69004e546335eed8f445a51246c6a353dd2b3258", K.VISION, late=True),
+    Repo("kartikmunjal/rlhf-and-reward-modelling-alt", "587179b629f825d32f0644efa6f932d49685a204", K.LLM, late=True),
+    Repo("Caiyishuai/reward-model", "8d3040eb1565641b593f2dd38faa0689b0895c5a", K.RL, late=True),
+    Repo("Dickey007s/efficient-clip-finetuning", "5f514ba7b59887c43ad735c4966f3890483f0168", K.MULTIMODAL, late=True),
+    Repo("uthree/scyclone-vocos", "62275331efb9210afdf422e10ae507a5f965dcb3", K.TTS_GAN, late=True),
+    Repo("DanteMillerDS/MedCLIP-pediatric", "b6912e9efbd3e2380ca5dd0c1bd529fb1199483d", K.MULTIMODAL, late=True),
+    Repo("Open-Superintelligence-Lab/blueberry-llm", "f59dd0c1b99e8357cc5d9f8ff2b8b1efe198aef7", K.LLM, late=True),
+    Repo("qnish-db/Hindi-Audio-Deepfake-Detection-using-Mixture-of-Experts", "c0dac2f98d04b6cb52afa7a01ad6bbd96e904991", K.SPEECH, late=True),
+    Repo("selimsef/kaggle-identify-contrails-4th", "2ceb6ac1cecd7919b1ecfdc41d6ee5c9143293ab", K.VISION, late=True),
+    Repo("user00144/SWUniv_fake_voice_detection", "e030485d2231ccca0ab13410d6cd436a3328183f", K.SPEECH, late=True),
+    Repo("muellertob/Semantic-ID-Generation", "25dc8911ed3535c224946c2aee284390ba7b5aed", K.RESEARCH, late=True),
+    Repo("Vinmwaura/Custom-Simple-Video-Diffusion", "d65db066275dead14c526255f34f0c0dd21cda38", K.DIFFUSION, late=True),
+    Repo("airex-lab/Emitter_Classification_Experiments", "2e6be043b2a967ee3defb1c1a37af86f994c755d", K.RESEARCH, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
