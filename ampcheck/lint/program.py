@@ -253,6 +253,8 @@ class Test:
     # the test with each `x is not None` it holds through `and`s and `or`s read as `x`: it
     # fails wherever this one fails, as `x` is falsy wherever `x is None`
     stronger: Optional["Test"] = None
+    # the test that holds exactly where this one fails: `x is not None` for `x is None`
+    opposite: Optional["Test"] = None
 
     def words(self) -> Iterator[str]:
         """Every identifier part and string the test holds."""
@@ -821,7 +823,18 @@ class _Builder:
             self._test(negated) if negated is not None else None, tuple(sorted(versions.items())),
             Test(self.tree.condition_text(expr, present), named, called, tuple(strings), ordered, versions=tuple(sorted(versions.items())))
             if present else None,
+            self._opposite(expr, named, tuple(sorted(versions.items()))),
         )
+
+    def _opposite(self, expr: cst.BaseExpression, names: tuple[str, ...], versions: tuple) -> Optional[Test]:
+        """`x is not None` for the test `x is None`, and the other way round."""
+        if not (isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and _is_none(expr.comparisons[0].comparator)):
+            return None
+        operator = expr.comparisons[0].operator
+        if not isinstance(operator, (cst.Is, cst.IsNot)):
+            return None
+        other = "is" if isinstance(operator, cst.IsNot) else "is not"
+        return Test(f"({self.tree.condition_text(expr.left)} {other} None)", names, versions=versions)
 
     def _loop_kind(self, loop: Union[cst.For, cst.While]) -> Branch:
         """"retry" for a loop that runs its body once: one whose body ends by leaving it
@@ -1476,6 +1489,10 @@ def _identically_zero(expr: cst.BaseExpression) -> bool:
     return False
 
 
+def _is_none(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
 def _not_none_tests(expr: cst.BaseExpression) -> Iterator[cst.Comparison]:
     """The `x is not None` comparisons a test holds through its `and`s and `or`s only, where
     reading `x` in their place gives a test that implies it (under a `not` it would not)."""
@@ -1484,7 +1501,7 @@ def _not_none_tests(expr: cst.BaseExpression) -> Iterator[cst.Comparison]:
         yield from _not_none_tests(expr.right)
     elif (
         isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and isinstance(expr.comparisons[0].operator, cst.IsNot)
-        and isinstance(expr.comparisons[0].comparator, cst.Name) and expr.comparisons[0].comparator.value == "None"
+        and _is_none(expr.comparisons[0].comparator)
     ):
         yield expr
 

@@ -171,6 +171,8 @@ class Guard:
     def _implied(self, test: Test, holds: bool) -> Iterator[tuple[tuple, tuple[Branch, int], Test]]:
         if not holds and test.stronger is not None:  # (`x is not None and y` fails: so does `x and y`)
             yield self._key(test.stronger), (Branch.ORELSE, 0), test.stronger
+        if test.opposite is not None:  # (`x is None` holds: `x is not None` fails)
+            yield self._key(test.opposite), ((Branch.ORELSE if holds else Branch.BODY), 0), test.opposite
         parts = test.conjuncts if holds else test.disjuncts
         if test.negated is not None:
             parts = (test.negated,)

@@ -384,6 +384,10 @@ def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
         if step.blocked(last.scaler, o.target, at=o, since=last):
             continue
         s, b = last.scaler, scalers[last.scaler]
+        if o.target is not None and any(
+            x.kind is EventKind.ZERO_GRAD and x.target == o.target and step.dominates(x, o, b, s) for x in step.between(last, o)
+        ):
+            continue  # `scaler.step(opt); scaler.update(); opt.zero_grad(); ... opt.step()`: no scaled gradient is left to step on
         if _beside_a_plain_backward(step, last, o, s):
             continue
         if _constant_scale(step, s) and (
@@ -1048,6 +1052,7 @@ def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
         (e.path, e.op.checkpoint) for _, events in _roots(model) for e in events
         if e.kind == EventKind.SAVE and _runs_in(model, e, homes)
     }
+    without = _saved_without_the_scaler(model)
     seen: set[tuple[str, int]] = set()
     # every save written here (reached or not), then those of helpers in other modules that
     # are not judged at home: a helper handed the scaler it leaves out is its own module's
@@ -1058,6 +1063,8 @@ def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
             continue
         if alive is not None and (e.path, e.op.checkpoint) not in alive and not _runs_in(model, e, homes or set()):
             continue  # saved after the function that built the scaler returned: it is gone
+        if (e.path, e.op.checkpoint) in without:
+            continue  # saved only where the scaler is absent (`if scaler is None:`)
         found = model.event_finding(
             "AMP109", e,
             _say(b, "this checkpoint saves the model and optimizer state but not the GradScaler's: after "
@@ -1067,6 +1074,20 @@ def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
         if found is not None:
             seen.add((e.path, e.op.checkpoint))  # one finding per checkpoint dict, at its first save
             yield found
+
+
+def _saved_without_the_scaler(model: FileModel) -> set[tuple[str, int]]:
+    """The checkpoints that, in every training step that reaches them, are saved only on
+    paths where no scaled backward or scaler step runs: under `if scaler is None:` where the
+    scaler is used under `if scaler is not None:` (an emergency dump of an fp32 run)."""
+    verdict: dict[tuple[str, int], bool] = {}
+    for _, events in _roots(model):
+        uses = [e for e in events if e.kind in (EventKind.SCALED_BACKWARD, EventKind.SCALER_STEP)]
+        for e in events:
+            if e.kind == EventKind.SAVE and e.op.checkpoint is not None:
+                key = (e.path, e.op.checkpoint)
+                verdict[key] = verdict.get(key, True) and bool(uses) and all(exclusive(e, u) for u in uses)
+    return {key for key, off in verdict.items() if off}
 
 
 def _local_homes(model: FileModel) -> Optional[set[cst.FunctionDef]]:
