@@ -338,6 +338,9 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             *(("deepinsight/insightface", "recognition/arcface_paddle/dynamic/train.py", kind, line,
                "LSCGradScaler, a PaddlePaddle scaler of the paddle recipe, not a torch GradScaler")
               for kind, line in (("step_to_opt", 213), ("drop_scale", 208))),
+            *(("sfezn1220/pytorchDeepLearning", "text_to_speech/hifigan/executor.py", kind, line,
+               "the scaler is built with enabled=fp16_run where fp16_run = False two lines up: a disabled GradScaler")
+              for kind, line in (("drop_update", 227), ("step_to_opt", 224), ("drop_scale", 223))),
             *(("aask1357/hilcodec", path, "drop_scale", line,
                "scale() of a zero only to initialise the scaler's lazy scale before the balancer reads it; the value is discarded")
               for path, line in (("models/hilcodec/wrapper.py", 182), ("models/avocodo/wrapper.py", 199))),
