@@ -711,29 +711,29 @@ class StepEvents:
         """The files that name `wanted` and a module defining a project subclass of a class of
         this file, or of such a subclass, up to three modules away: a training step of a class
         two levels down (`TrainerLineCTC(OCRManager)`, `OCRManager(GenericTrainingManager)`),
-        whose module never names this one, still calls the methods it inherits from here."""
+        whose module never names this one, still calls the methods it inherits from here. The
+        subclasses are found in the texts (a file that names this module and writes `class
+        X(... Base ...)`), no module is read for them: what the callers found run is replayed,
+        and only what reaches this file counts."""
         found: set[str] = set()
-        bases, frontier, seen = {self.path}, [(self.path, list(self.home.classes))], {self.path}
+        frontier, seen = [(self.path, list(self.home.classes))], {self.path}
         for _ in range(3):
-            heirs: list[tuple[str, list[str]]] = []
+            heirs: dict[str, list[str]] = {}
             for path, classes in frontier:
-                defining = re.compile(rf"^[ \t]*class\s+\w+\s*\([^)]*\b(?:{'|'.join(map(re.escape, classes))})\b", re.M)
-                subclassing = set(self.project.files_matching(defining, self.path))
-                for candidate in sorted((self._naming(path, set(classes), classes) & subclassing) - seen):
-                    seen.add(candidate)
-                    module = self.project.summary(candidate)
-                    subclasses = [] if module is None else [
-                        name for name, cls in module.classes.items()
-                        if any(m.path in bases for m, _ in list(self.project.mro(module, cls))[1:])
-                    ]
-                    if subclasses:
-                        heirs.append((candidate, subclasses))
+                if not classes:
+                    continue
+                defining = re.compile(rf"^[ \t]*class\s+(\w+)\s*\([^)]*\b(?:{'|'.join(map(re.escape, classes))})\b", re.M)
+                naming = self._naming(path, set(classes), classes)
+                for candidate, line, _, _ in self.project.lines_matching(defining, self.path):
+                    match = defining.match(line)
+                    if candidate in naming and candidate not in seen and match is not None:
+                        heirs.setdefault(candidate, []).append(match.group(1))
             if not heirs:
                 break
-            bases |= {path for path, _ in heirs}
-            for path, classes in heirs:
+            seen |= set(heirs)
+            for path, classes in heirs.items():
                 found |= self._naming(path, wanted, classes)
-            frontier = heirs
+            frontier = list(heirs.items())
         return found - {self.path}
 
     def _names_any(self, module: ModuleSummary, fn: FunctionProgram, wanted: set[str]) -> bool:
