@@ -63,6 +63,9 @@ def _taken_from(packages: tuple[str, ...], defined: Iterable[str]) -> Optional[r
     return re.compile(rf"from\s+(?:{pkg})\s+import\s+(?:\([^)]*?|[^\n]*?)\b(?:{name})\b|\b(?:{pkg})\.(?:{name})\b")
 
 
+_CLASS_STATEMENT = re.compile(r"^[ \t]*class\s+(\w+)\s*\(([^)]*)\)", re.M)
+
+
 def project_root(config_path: Optional[Path], paths: list[str], cwd: Path) -> Path:
     """The folder of the config file, else the repository root above the paths, else `cwd`."""
     if config_path is not None:
@@ -115,6 +118,8 @@ class Project:
     _recorded: Optional[dict[str, str]] = None
     digests: FileDigests = field(default_factory=FileDigests)
     _texts: Optional[dict[str, str]] = None
+    # base name -> (file, class) of each `class X(... base ...)` statement in the project's texts
+    _class_statements: Optional[dict[str, list[tuple[str, str]]]] = None
     # answers of lookups and class hierarchies, until a module's summary is added or dropped
     _answers: dict[tuple, tuple] = field(default_factory=dict)
     # how the project's files are read: from disk, or (a language server) its buffers first
@@ -280,6 +285,7 @@ class Project:
         self._by_path.pop(key, None)
         self.digests.forget(key)
         if self._texts is not None and key.endswith(".py"):
+            self._class_statements = None
             self._texts.pop(key, None)
             text = self._searchable(key)
             if text is not None:
@@ -319,6 +325,26 @@ class Project:
             )
             and named.search(text)
         ]
+
+    def subclasses_named(self, bases: Iterable[str], module_names: tuple[str, ...]) -> dict[str, list[str]]:
+        """The project's files that write `class X(... Base ...)` for one of `bases` and name
+        the module that defines them (the last part of one of `module_names` appears in the
+        file): each with the classes `X` it so defines. One index of the project's class
+        statements, built once per run, answers every module's question."""
+        if self._class_statements is None:
+            self._class_statements = {}
+            for path, text in self._project_texts().items():
+                for match in _CLASS_STATEMENT.finditer(text):
+                    for base in set(re.findall(r"\w+", match.group(2))):
+                        self._class_statements.setdefault(base, []).append((path, match.group(1)))
+        texts = self._project_texts()
+        stems = {m.rpartition(".")[2] for m in module_names}
+        out: dict[str, list[str]] = {}
+        for base in bases:
+            for path, cls in self._class_statements.get(base, ()):
+                if any(stem in texts.get(path, "") for stem in stems):
+                    out.setdefault(path, []).append(cls)
+        return out
 
     def files_matching(self, pattern: re.Pattern[str], near: str) -> list[str]:
         """The Python files (absolute paths) that can hold objects of the module `near`

@@ -712,22 +712,18 @@ class StepEvents:
         this file, or of such a subclass, up to three modules away: a training step of a class
         two levels down (`TrainerLineCTC(OCRManager)`, `OCRManager(GenericTrainingManager)`),
         whose module never names this one, still calls the methods it inherits from here. The
-        subclasses are found in the texts (a file that names this module and writes `class
-        X(... Base ...)`), no module is read for them: what the callers found run is replayed,
-        and only what reaches this file counts."""
+        subclasses are found in the project's index of class statements (a file that names
+        this module and writes `class X(... Base ...)`), no module is read for them: what the
+        callers found run is replayed, and only what reaches this file counts."""
         found: set[str] = set()
         frontier, seen = [(self.path, list(self.home.classes))], {self.path}
         for _ in range(3):
             heirs: dict[str, list[str]] = {}
             for path, classes in frontier:
-                if not classes:
-                    continue
-                defining = re.compile(rf"^[ \t]*class\s+(\w+)\s*\([^)]*\b(?:{'|'.join(map(re.escape, classes))})\b", re.M)
-                naming = self._naming(path, set(classes), classes)
-                for candidate, line, _, _ in self.project.lines_matching(defining, self.path):
-                    match = defining.match(line)
-                    if candidate in naming and candidate not in seen and match is not None:
-                        heirs.setdefault(candidate, []).append(match.group(1))
+                names = (*self.project.import_names(path), *self.project.script_import_names(path), *self.project.reexported_by(path))
+                for candidate, subclasses in self.project.subclasses_named(classes, names).items():
+                    if candidate not in seen and candidate != path:
+                        heirs.setdefault(candidate, []).extend(subclasses)
             if not heirs:
                 break
             seen |= set(heirs)
