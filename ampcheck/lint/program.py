@@ -814,27 +814,24 @@ class _Builder:
                 strings.append(value if isinstance(value, str) else value.decode("latin-1"))
         conjuncts, disjuncts = _operands(expr, cst.And), _operands(expr, cst.Or)
         negated = expr.expression if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not) else None
-        named, called = tuple(dict.fromkeys(names)), tuple(dict.fromkeys(calls))
+        named, called, said, read = tuple(dict.fromkeys(names)), tuple(dict.fromkeys(calls)), tuple(strings), tuple(sorted(versions.items()))
         present = frozenset(_not_none_tests(expr))
         return Test(
-            self.tree.condition_text(expr), named, called, tuple(strings), ordered,
+            self.tree.condition_text(expr), named, called, said, ordered,
             tuple(self._test(p) for p in conjuncts) if len(conjuncts) > 1 else (),
             tuple(self._test(p) for p in disjuncts) if len(disjuncts) > 1 else (),
-            self._test(negated) if negated is not None else None, tuple(sorted(versions.items())),
-            Test(self.tree.condition_text(expr, present), named, called, tuple(strings), ordered, versions=tuple(sorted(versions.items())))
-            if present else None,
-            self._opposite(expr, named, tuple(sorted(versions.items()))),
+            self._test(negated) if negated is not None else None, read,
+            Test(self.tree.condition_text(expr, present), named, called, said, ordered, versions=read) if present else None,
+            self._opposite(expr, named, read),
         )
 
     def _opposite(self, expr: cst.BaseExpression, names: tuple[str, ...], versions: tuple) -> Optional[Test]:
         """`x is not None` for the test `x is None`, and the other way round."""
-        if not (isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and _is_none(expr.comparisons[0].comparator)):
-            return None
-        operator = expr.comparisons[0].operator
+        operator = _compared_to_none(expr)
         if not isinstance(operator, (cst.Is, cst.IsNot)):
             return None
         other = "is" if isinstance(operator, cst.IsNot) else "is not"
-        return Test(f"({self.tree.condition_text(expr.left)} {other} None)", names, versions=versions)
+        return Test(f"({self.tree.condition_text(expr.left)} {other} None)", names, versions=versions)  # type: ignore[attr-defined]
 
     def _loop_kind(self, loop: Union[cst.For, cst.While]) -> Branch:
         """"retry" for a loop that runs its body once: one whose body ends by leaving it
@@ -1489,8 +1486,14 @@ def _identically_zero(expr: cst.BaseExpression) -> bool:
     return False
 
 
-def _is_none(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Name) and expr.value == "None"
+def _compared_to_none(expr: cst.BaseExpression) -> Optional[cst.BaseCompOp]:
+    """The operator of a test that compares one value with `None` (`x is None`, `x is not
+    None`, `x == None`); None for any other test."""
+    if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
+        [target] = expr.comparisons
+        if isinstance(target.comparator, cst.Name) and target.comparator.value == "None":
+            return target.operator
+    return None
 
 
 def _not_none_tests(expr: cst.BaseExpression) -> Iterator[cst.Comparison]:
@@ -1499,11 +1502,8 @@ def _not_none_tests(expr: cst.BaseExpression) -> Iterator[cst.Comparison]:
     if isinstance(expr, cst.BooleanOperation):
         yield from _not_none_tests(expr.left)
         yield from _not_none_tests(expr.right)
-    elif (
-        isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and isinstance(expr.comparisons[0].operator, cst.IsNot)
-        and _is_none(expr.comparisons[0].comparator)
-    ):
-        yield expr
+    elif isinstance(_compared_to_none(expr), cst.IsNot):
+        yield expr  # type: ignore[misc]
 
 
 def _operands(expr: cst.BaseExpression, op: type) -> list[cst.BaseExpression]:
