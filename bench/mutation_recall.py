@@ -15,8 +15,10 @@ name says "scaler" calling `scale`/`unscale_`/`step`/`update`), and, one mutatio
 Each mutant is linted the way a pre-commit hook lints it: only the mutated file is named, by
 its path from the repository root, and the rest of the project is read for what it defines.
 A mutant counts as reported when an AMP1xx finding the original file does not have lies
-within 3 lines of the mutation, or, for a dropped `update()`, at a `step(...)` of the same
-scaler before it in its function, the step it leaves without an update (the headline); the table also gives the share with such a
+within 3 lines of the mutation, or where the mutant leaves its bug (the headline): for a
+dropped `update()`, at a `step(...)` of the same scaler before it in its function, the step it
+leaves without an update; for a dropped `unscale_`, at the clip it guarded; for a dropped
+`scale()` stored in a name, at that name's backward. The table also gives the share with such a
 finding anywhere in the mutated file (at an in-file clip helper or the call of a helper
 further away). Equivalent mutants (inside a GradScaler implementation, in a
 file whose only scaler is built with `enabled=False`, or pinned in EQUIVALENT with the reason:
@@ -73,7 +75,10 @@ class Mutant:
     last: int
     text: str
     # where else a finding names this mutant's bug: for a dropped `update()`, the lines of the
-    # same scaler's `step(...)` calls before it in its function (the step left without its update)
+    # same scaler's `step(...)` calls before it in its function (the step left without its update);
+    # for a dropped `unscale_`, the clip statement it guarded (now clipping scaled gradients); for
+    # a dropped `scale()` whose result was stored in a name, the backward calls of that name after
+    # it in its function (the backward left unscaled)
     anchors: tuple[int, ...] = ()
 
 
@@ -167,7 +172,9 @@ def mutants(path: str, source: str) -> Iterator[Mutant]:
             if uns is not None and _is_scaler(uns.func.value, source):  # type: ignore[attr-defined]
                 clip = next((j for j in range(i + 1, min(len(block), i + 4)) if _is_clip(block[j])), None)
                 if clip is not None:
-                    yield Mutant("drop_unscale", path, stmt.lineno, stmt.lineno, edit.replace(stmt, _statement_pass(stmt)))
+                    guarded = tuple(range(block[clip].lineno, (block[clip].end_lineno or block[clip].lineno) + 1))
+                    yield Mutant("drop_unscale", path, stmt.lineno, stmt.lineno, edit.replace(stmt, _statement_pass(stmt)),
+                                 guarded)
                     yield _moved_after(path, source, block, i, clip)
     for node in ast.walk(tree):
         st = _method_call(node, "step")
@@ -180,23 +187,44 @@ def mutants(path: str, source: str) -> Iterator[Mutant]:
             loss = ast.get_source_segment(source, sc.args[0])
             if loss is not None and sc.lineno == sc.end_lineno:
                 simple = isinstance(sc.args[0], (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
-                yield Mutant("drop_scale", path, sc.lineno, sc.lineno, edit.replace(sc, loss if simple else f"({loss})"))
+                yield Mutant("drop_scale", path, sc.lineno, sc.lineno, edit.replace(sc, loss if simple else f"({loss})"),
+                             _backwards_of_stored(tree, sc, source))
 
 
 def _steps_before(tree: ast.AST, stmt: ast.stmt, scaler: ast.expr, source: str) -> tuple[int, ...]:
     """The lines of `<scaler>.step(...)` calls, the scaler spelled as at `stmt`, that come
     before `stmt` in the innermost function holding it (the module body outside any)."""
-    home: ast.AST = tree
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= stmt.lineno <= (node.end_lineno or 0):
-            if home is tree or node.lineno >= home.lineno:  # type: ignore[attr-defined]
-                home = node
+    home = _function_holding(tree, stmt.lineno)
     spelled = ast.get_source_segment(source, scaler)
     return tuple(sorted({
         node.lineno for node in ast.walk(home)
         if (call := _method_call(node, "step")) is not None and node.lineno < stmt.lineno
         and ast.get_source_segment(source, call.func.value) == spelled  # type: ignore[attr-defined]
     }))
+
+
+def _function_holding(tree: ast.AST, line: int) -> ast.AST:
+    """The innermost function whose lines hold `line` (the module outside any)."""
+    home: ast.AST = tree
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (node.end_lineno or 0):
+            if home is tree or node.lineno >= home.lineno:  # type: ignore[attr-defined]
+                home = node
+    return home
+
+
+def _backwards_of_stored(tree: ast.AST, scale: ast.Call, source: str) -> tuple[int, ...]:
+    """Where `scale` is (inside) the value of an assignment to one name or attribute, the
+    lines of that target's `.backward(...)` calls after the assignment in its function."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and any(sub is scale for sub in ast.walk(node.value)):
+            stored = ast.get_source_segment(source, node.targets[0])
+            return tuple(sorted({
+                sub.lineno for sub in ast.walk(_function_holding(tree, node.lineno))
+                if (call := _method_call(sub, "backward")) is not None and sub.lineno > node.end_lineno  # type: ignore[operator]
+                and ast.get_source_segment(source, call.func.value) == stored  # type: ignore[attr-defined]
+            }))
+    return ()
 
 
 def _moved_after(path: str, source: str, block: list[ast.stmt], i: int, clip: int) -> Mutant:
@@ -513,7 +541,7 @@ def main() -> int:
             else (hits[kind], in_file[kind], total[kind], equiv[kind])
         )
         print(f"{kind:<20} {h:>9} {n:>8} {h / n if n else 0:>7.2f} {f:>8} {f / n if n else 0:>7.2f} {e:>22}")
-    print(f"(reported: a new AMP1xx finding within {NEAR} lines of the mutation or at the step a dropped update leaves; in file: one anywhere in the mutated file)")
+    print(f"(reported: a new AMP1xx finding within {NEAR} lines of the mutation or at the step, clip or backward the mutant leaves; in file: one anywhere in the mutated file)")
     for label, group in (("the 35 original repositories", True), ("the repositories added for issue 17", False)):
         part = [o for o in counted if BY_NAME[o.repo].original is group]
         if part:

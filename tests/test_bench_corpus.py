@@ -40,3 +40,27 @@ def test_a_mutant_of_an_enabled_scaler_counts():
     source = "scaler = GradScaler(enabled=use_amp)\nscaler.scale(loss).backward()\nscaler.step(opt)\nscaler.update()\n"
     mutant = mutation_recall.Mutant("drop_update", "t.py", 4, 4, source.replace("scaler.update()", "pass"))
     assert mutation_recall.equivalent("o/r", mutant, source) is None
+
+
+def test_a_dropped_update_is_also_reported_at_the_step_it_leaves_without_one():
+    source = "def train():\n    scaler.scale(loss).backward()\n    scaler.step(opt)\n    log()\n    scaler.update()\n"
+    (dropped,) = [m for m in mutation_recall.mutants("t.py", source) if m.kind == "drop_update"]
+    assert dropped.anchors == (3,)
+
+
+def test_a_dropped_unscale_is_also_reported_at_the_clip_it_guarded():
+    source = (
+        "def train():\n    scaler.scale(loss).backward()\n    scaler.unscale_(opt)\n    # clip\n"
+        "    norm = clip_grad_norm_(\n        params, 1.0,\n    )\n    scaler.step(opt)\n    scaler.update()\n"
+    )
+    (dropped,) = [m for m in mutation_recall.mutants("t.py", source) if m.kind == "drop_unscale"]
+    assert dropped.anchors == (5, 6, 7)
+
+
+def test_a_dropped_scale_stored_in_a_name_is_also_reported_at_that_names_backward():
+    source = (
+        "def train():\n    scaled = cast(Tensor, scaler.scale(loss))\n    scaled.mul_(0.5)\n"
+        "    other.backward()\n    scaled.backward()\n    scaler.step(opt)\n    scaler.update()\n"
+    )
+    (dropped,) = [m for m in mutation_recall.mutants("t.py", source) if m.kind == "drop_scale"]
+    assert dropped.anchors == (5,)
