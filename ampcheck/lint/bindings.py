@@ -106,6 +106,10 @@ class Bindings:
         # (scope, key) -> [(assignment, Binding | None)] in source order
         self._by_key: dict[tuple[Optional[cst.CSTNode], str], list[tuple[cst.CSTNode, Optional[Binding]]]] = {}
         self._inferred: dict[tuple[Optional[cst.CSTNode], str], Binding] = {}
+        # (scope, key) of names bound to what a function returns (`instantiate(cfg.scaler)`)
+        # whose use here is one only a GradScaler has: a scaler where the project cannot say
+        # what the function returns
+        self._used_as_scaler: set[tuple[Optional[cst.CSTNode], str]] = set()
         for node in tree.assigns:
             if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
                 self._add_assignment(node)
@@ -211,6 +215,10 @@ class Bindings:
         if p is not None and p.annotation is not None and SCALER_ANNOTATION.search(self.tree.code_for(p.annotation.annotation)):
             return Binding("scaler", name, p, enabled=None, scope=fn, inferred=True)
         return self._inferred.get((fn, name))
+
+    def used_as_scaler(self, b: Binding) -> bool:
+        """Whether `b`, what a function returns, is used here as only a GradScaler is."""
+        return (b.scope, b.key) in self._used_as_scaler
 
     def module_inferred(self) -> list[str]:
         """The module globals known to be scalers only from their use (in any function)."""
@@ -598,7 +606,7 @@ class Bindings:
         `x.scale(loss)` back-propagated, or both `x.step(optimizer)` and `x.update()`) but bound
         where this file cannot see is a scaler of unknown state."""
         protocol: dict[tuple[object, str], set[str]] = {}
-        found: list[tuple[cst.BaseExpression, str, cst.CSTNode]] = []
+        found: list[tuple[cst.BaseExpression, str, cst.CSTNode, bool]] = []
         for call in self.tree.calls:
             func = call.func
             if not isinstance(func, cst.Attribute):
@@ -609,7 +617,8 @@ class Bindings:
             key = dotted(recv)
             if key is None or key == "self":
                 continue
-            used = scaler_use(attr, len(positional)) or (attr == "scale" and positional and self._scaled_then_backward(call))
+            own = scaler_use(attr, len(positional)) or (attr == "scale" and positional and self._scaled_then_backward(call))
+            used = own
             if not used and attr in ("step", "update"):
                 shape = "step" if attr == "step" and len(positional) == 1 and self.is_optimizer(positional[0], call) else (
                     "update" if attr == "update" and not call.args else None)
@@ -619,23 +628,29 @@ class Bindings:
                     seen.add(shape)
                     used = seen == {"step", "update"}
             if used:
-                found.append((recv, key, call))
+                found.append((recv, key, call, bool(own)))
         if not found:
             return
-        keys = {key for _, key, _ in found}
+        keys = {key for _, key, _, _ in found}
         other = {  # (scope, key) of receivers with an attribute no GradScaler has
             (self._binding_scope(node.value, key), key)
             for node in self.tree.attributes
             if not scaler_attribute(node.attr.value) and (key := dotted(node.value)) in keys
         }
-        for recv, key, call in found:
+        for recv, key, call, own in found:
             if (self._binding_scope(recv, key), key) not in other:
-                self._infer(recv, key, call)
+                self._infer(recv, key, call, own)
 
-    def _infer(self, recv: cst.BaseExpression, key: str, at: cst.CSTNode) -> None:
-        if not _unpacked(self.lookup(recv, at)):
-            return
+    def _infer(self, recv: cst.BaseExpression, key: str, at: cst.CSTNode, own: bool) -> None:
+        """`own`: the use is a call only a GradScaler makes (`unscale_(opt)`, a scaled
+        backward), which alone makes what a function returns a scaler; `step(opt)` with
+        `update()` is also a project loss scaler's or a registry-built wrapper's protocol."""
+        found = self.lookup(recv, at)
         scope = self._binding_scope(recv, key)
+        if own and found is not None and found.kind == "instance" and found.maker is not None and found.item is None and scope is not False:
+            self._used_as_scaler.add((scope, key))
+        if not _unpacked(found):
+            return
         if scope is False or (scope, key) in self._inferred:
             return  # (bound where this file sees only unknown values: inferred all the same)
         self._inferred[(scope, key)] = Binding("scaler", key, recv, enabled=None, scope=scope, inferred=True)

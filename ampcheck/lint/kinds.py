@@ -19,6 +19,11 @@ A **GradScaler** is an object the analysis can trace to one of SCALER_CLASSES:
   Known only from use it is "maybe" on: messages say "when the scaler is enabled". A
   receiver with any attribute a GradScaler lacks (`accel.backward(loss)`, `accel.scaler`:
   GRAD_SCALER_ATTRIBUTES) is no GradScaler, whatever else its use looks like.
+- what a function returns that the project cannot follow to a class (Hydra's
+  `instantiate(cfg.amp.scaler)`, a registry's build): one when its use is a call only a
+  GradScaler makes (`unscale_(optimizer)`, a scaled backward), maybe on; made outside the
+  project it is a new object its holder keeps, like one constructed there. `step(optimizer)`
+  with `update()` alone is no evidence here (a registry-built loss-scaler wrapper's protocol).
 
 No evidence: a name containing "scaler" (a time-series `MeanScaler`, a feature scaler), a
 method `scale(...)` alone (attention scales, image rescaling), `step(...)`/`update(...)`

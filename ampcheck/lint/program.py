@@ -120,6 +120,7 @@ class BindingInfo:
     made_by: Optional[str] = None  # an "instance" of what this function returns ("self.m" or a qualified name)
     made_item: Optional[int] = None  # ... in this place of the tuple it returns
     passed_as: Optional[str] = None  # an "instance" of what the class's constructions pass as this `__init__` parameter
+    used_as_scaler: bool = False  # ... used in its file as only a GradScaler is (a scaler where the project cannot say what made it)
     unit_scale: bool = False  # a GradScaler built with `init_scale=1`
 
 
@@ -740,6 +741,7 @@ class _Builder:
         cls = f"{self.module_name}.{scope_key(self.tree, b.cls)}" if b.cls is not None else b.class_qualname
         return BindingInfo(
             b.kind, b.qualname, b.enabled, b.device, cls, b.inferred, b.toggles, self._maker(b), b.item, unit_scale=b.unit_scale,
+            used_as_scaler=b.kind == "instance" and b.maker is not None and self.b.used_as_scaler(b),
         )
 
     def _maker(self, b: Binding) -> Optional[str]:

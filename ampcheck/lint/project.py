@@ -507,6 +507,12 @@ class Project:
                     return str(candidate)
         return None
 
+    def holds(self, qualname: str, importer: ModuleSummary) -> bool:
+        """Whether a module of the project is where `qualname` lives (some prefix of it names
+        one): what is not is code outside the project, installed frameworks."""
+        parts = qualname.split(".")
+        return any(self._module(".".join(parts[:i]), importer) is not None for i in range(len(parts) - 1, 0, -1))
+
     def canonical(self, qualname: str, importer: "ModuleSummary", hops: int = 0) -> str:
         """The qualified name a project re-export stands for outside the project
         (`dinov2.fsdp.ShardedGradScaler` -> `torch.distributed.fsdp...ShardedGradScaler`)."""

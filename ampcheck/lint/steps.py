@@ -1111,6 +1111,13 @@ class StepEvents:
                 made = self._passed_to(self_cls, b.passed_as) if self_cls is not None else None
             else:
                 made = self._made(b.made_by, module, self_cls, b.made_item)
+            if made is None and b.used_as_scaler:
+                # what the project cannot follow (`instantiate(cfg.scaler)`, a registry's build)
+                # used as only a GradScaler is: one, maybe on; made outside the project, a new
+                # object like one constructed here, else (a project function returning what it
+                # was handed) known only from use
+                made_here = self._outside_project(b.made_by, module)
+                return Val(text, BindingInfo("scaler", enabled=None, inferred=not made_here), qualname=qualname)
             b = replace(b, cls=made) if made is not None else None
         cls = self._class_of(b, module)
         if b is not None and b.kind == "instance":
@@ -1143,6 +1150,10 @@ class StepEvents:
         else:
             returned = fn.returns_items[item] if item < len(fn.returns_items) else None
         return self._qualified(returned, home) if returned is not None else None
+
+    def _outside_project(self, maker: Optional[str], module: ModuleSummary) -> bool:
+        """Whether `maker` is a function by name that no module of the project defines."""
+        return maker is not None and not maker.startswith("self.") and not self.project.holds(maker, module)
 
     def _passed_to(self, cls: ClassRef, param: str) -> Optional[str]:
         """The qualified name of the class of what every construction of `cls` in the project
