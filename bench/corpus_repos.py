@@ -672,6 +672,30 @@ REPOS: tuple[Repo, ...] = (
     Repo("muellertob/Semantic-ID-Generation", "25dc8911ed3535c224946c2aee284390ba7b5aed", K.RESEARCH, late=True),
     Repo("Vinmwaura/Custom-Simple-Video-Diffusion", "d65db066275dead14c526255f34f0c0dd21cda38", K.DIFFUSION, late=True),
     Repo("airex-lab/Emitter_Classification_Experiments", "2e6be043b2a967ee3defb1c1a37af86f994c755d", K.RESEARCH, late=True),
+    # stop 31, a twentieth batch read first with the rules of 3e3f4a9: a Kaggle toolkit and
+    # templates, tracking, point clouds, weather, an RL framework, recommendation, EHR BERT, a
+    # sparsification library, an LLM platform, matching, detection, sign language, birds, BERT
+    # pretraining on a budget, video-text, image restoration, spine MRI, music source separation
+    Repo("analokmaus/kuma_utils", "1ea041a5ffc657f589cf18814540a527006890e0", K.FRAMEWORK, late=True),
+    Repo("researchmm/Stark", "162e1d37a38f92251cb380e90ccdb59608f2df3c", K.VISION, late=True),
+    Repo("dvlab-research/SphereFormer", "0ff1e0ae84a4280fbecc9cfc3ac3aec41d24eeba", K.VISION, late=True),
+    Repo("ecmwf/WeatherGenerator", "e3b29bee129f4fc764845b925324aa9eec0e0d1b", K.RESEARCH, late=True),
+    Repo("HorizonRobotics/alf", "23aca4924967228ca6e7368517ab11b3612295f0", K.RL, late=True),
+    Repo("daikichiba9511/my-kaggle-template", "7dbb05aea04ce430066c4e5472779e640d2ea258", K.RESEARCH, late=True),
+    Repo("alibaba/TorchEasyRec", "54cac3165a2adece9a932616463a5b6a2095b0ce", K.FRAMEWORK, late=True),
+    Repo("mikkelfo/CORE-BEHRT", "7cf32d8dcec801a5d6bfdad055ae79aa36a401cf", K.RESEARCH, late=True),
+    Repo("neuralmagic/sparseml", "1c04a016c830b0ccfbb0402e291405a2252c19a6", K.FRAMEWORK, late=True),
+    Repo("oumi-ai/oumi", "d8ed07778d7931565798ad45a859cafb54d4fc58", K.LLM, late=True),
+    Repo("Parskatt/RoMa", "a1494f87ab85485ad8a92a981876ca837e2334e4", K.VISION, late=True),
+    Repo("sovit-123/fasterrcnn-pytorch-training-pipeline", "e7f2a3bac4e769e5c48dcc0199b83c7c8e995707", K.DETECTION, late=True),
+    Repo("TheoViel/kaggle_islr", "148ccb9b35b321149ac716ed69966dd8e7efeb09", K.RESEARCH, late=True),
+    Repo("TheoViel/kaggle_birdclef2024", "5ae1f1824deccb80cca37884ea9c1265ffe9a06e", K.SPEECH, late=True),
+    Repo("JonasGeiping/cramming", "196c9912d8c5b06a05e9a58edd1521e3d38f7c0c", K.LLM, late=True),
+    Repo("whwu95/BIKE", "e8f6a8b8b573878e03d1c06246d830d65bf87799", K.MULTIMODAL, late=True),
+    Repo("oke-aditya/pytorch_cnn_trainer", "394322292fb0677d7a201a54fdec04145908d4f1", K.FRAMEWORK, late=True),
+    Repo("ychfan/pt_ir", "843d34514103c958056381af0e28a80d7c8681de", K.VISION, late=True),
+    Repo("TheoViel/kaggle_rsna_lumbar_spine", "0e4dbea8ce16249792ec64cefa4cd5510eda7cdb", K.VISION, late=True),
+    Repo("starrytong/SCNet", "5d95bf96b19c3eede63248d171efeca8e3abb948", K.SPEECH, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
