@@ -38,8 +38,8 @@ import libcst as cst
 
 from ampcheck.lint.consteval import ConstEval, named_param, param_names
 from ampcheck.lint.kinds import (
-    SCALER_ANNOTATION, SCALER_CLASS_NAMES, is_optimizer_class, is_scaler_class, named_like_optimizer, scaler_attribute,
-    scaler_use,
+    SCALER_ANNOTATION, SCALER_CLASS_NAMES, is_lr_scheduler_class, is_optimizer_class, is_scaler_class, named_like_optimizer,
+    scaler_attribute, scaler_use,
 )
 from ampcheck.lint.names import dotted
 from ampcheck.lint.tree import SourceTree
@@ -215,6 +215,18 @@ class Bindings:
         if p is not None and p.annotation is not None and SCALER_ANNOTATION.search(self.tree.code_for(p.annotation.annotation)):
             return Binding("scaler", name, p, enabled=None, scope=fn, inferred=True)
         return self._inferred.get((fn, name))
+
+    def optimizer_bound_under(self, node: cst.CSTNode) -> bool:
+        """Whether an assignment under `node` (a loop's body) binds an optimizer: one it builds,
+        or what a function the file cannot follow returns to a name like an optimizer's
+        (`optimizer = optim.get_optimizer(cfg, model)`): a fresh training run per pass."""
+        for (_, key), entries in self._by_key.items():
+            for assign, b in entries:
+                known = b is not None and b.kind == "optimizer" and not b.inferred
+                named = (b is None or b.kind == "instance") and named_like_optimizer(key.rpartition(".")[2])
+                if (known or named) and node in self.tree.ancestors(assign):
+                    return True
+        return False
 
     def used_as_scaler(self, b: Binding) -> bool:
         """Whether `b`, what a function returns, is used here as only a GradScaler is."""
@@ -443,7 +455,7 @@ class Bindings:
         if self._is_scaler_ctor(quals, last):
             return self._scaler(value, key, scope, quals)
         qual = next(iter(quals)) if len(quals) == 1 else None
-        if qual is not None and qual.startswith("torch.optim.lr_scheduler."):
+        if is_lr_scheduler_class(qual):
             return Binding("scheduler", key, value, qual, scope=scope)
         if last is not None and (last.endswith("_schedule_with_warmup") or last in ("create_scheduler", "create_scheduler_v2")):
             return Binding("scheduler", key, value, qual or last, scope=scope)

@@ -132,12 +132,22 @@ def base_kind(qualname: str) -> Optional[str]:
     return kind
 
 
+# What `torch.optim` holds beside optimizers: LR schedulers, and SWA's averaged model and its
+# scheduler (`torch.optim.swa_utils.SWALR`).
+_TORCH_OPTIM_NON_OPTIMIZERS = ("torch.optim.lr_scheduler", "torch.optim.swa_utils")
+
+
 def is_optimizer_class(qualname: Optional[str], last: Optional[str]) -> bool:
     """A constructor or factory of an optimizer: `torch.optim.<Capitalized>` (not an LR
-    scheduler), or a well-known optimizer or factory by its name."""
-    if qualname is not None and qualname.startswith("torch.optim.") and not qualname.startswith("torch.optim.lr_scheduler"):
-        return (last or "")[:1].isupper()
+    scheduler, not SWA's helpers), or a well-known optimizer or factory by its name."""
+    if qualname is not None and qualname.startswith("torch.optim."):
+        return not qualname.startswith(_TORCH_OPTIM_NON_OPTIMIZERS) and (last or "")[:1].isupper()
     return last in OPTIMIZER_NAMES
+
+
+def is_lr_scheduler_class(qualname: Optional[str]) -> bool:
+    """A torch LR scheduler class: its `step()` steps the learning rate, not the parameters."""
+    return qualname is not None and (qualname.startswith("torch.optim.lr_scheduler.") or qualname == "torch.optim.swa_utils.SWALR")
 
 
 def named_like_optimizer(name: str) -> bool:

@@ -1290,9 +1290,7 @@ def _argument(op: Op, init: FunctionProgram, param: str) -> tuple[bool, Optional
 def _external_instance(qualname: str, b: BindingInfo) -> Optional[BindingInfo]:
     if is_scaler_class(qualname):
         return BindingInfo("scaler", qualname, None if b.enabled is not False else False)
-    if qualname.startswith("torch.optim.") and not qualname.startswith("torch.optim.lr_scheduler"):
-        return BindingInfo("optimizer", qualname)
-    return BindingInfo("optimizer", qualname) if is_optimizer_class(None, qualname.rsplit(".", 1)[-1]) else None
+    return BindingInfo("optimizer", qualname) if is_optimizer_class(qualname, qualname.rsplit(".", 1)[-1]) else None
 
 
 def _dunder(name: str) -> bool:

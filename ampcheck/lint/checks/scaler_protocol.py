@@ -1009,15 +1009,15 @@ def scaler_created_in_loop(model: FileModel) -> Iterator[Finding]:
         if e.kind in (EventKind.SCALED_BACKWARD, EventKind.SCALER_STEP, EventKind.BACKWARD, EventKind.OPT_STEP)
         for g in e.guards if g.is_loop
     }
-    setup = [b.node for b in model.bindings.all if b.kind in ("model", "optimizer") and not b.inferred]
+    models = [b.node for b in model.bindings.all if b.kind == "model" and not b.inferred]
     for b in model.bindings.of_kind("scaler"):
         if b.inferred or b.enabled is False:
             continue
         loop = _innermost_loop(model, b.node)
         if loop is None or loop not in training:
             continue
-        if any(loop in model.ancestors(n) for n in setup):
-            continue  # a fresh run per iteration: model and optimizer are rebuilt too
+        if any(loop in model.ancestors(n) for n in models) or model.bindings.optimizer_bound_under(loop):
+            continue  # a fresh run per iteration (a fold, a sweep): model or optimizer are rebuilt too
         yield model.finding(
             "AMP108", b.node,
             _say(b, "this GradScaler is created inside the training loop, so its scale and growth tracker "
