@@ -159,11 +159,15 @@ def _handed_to_a_call(model: FileModel, cast: Cast) -> bool:
 
 
 def _stored_to_hand_over(model: FileModel, cast: cst.Call) -> bool:
-    """Whether the cast is stored in a local name (`desc = desc.half()`) that every read it
+    """Whether the cast is stored in a local name (`desc = desc.half()`, or one side of a
+    conditional value: `x16 = x.half() if x.dtype == torch.float32 else x`) that every read it
     reaches hands straight to a model or project function (`pad(desc, n)`, then
     `desc = self.input_proj(desc)`): no torch op computes with it in between."""
+    stored: cst.BaseExpression = cast
     assign = model.parent(cast)
-    if not (isinstance(assign, cst.Assign) and assign.value is cast and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)):
+    while isinstance(assign, cst.IfExp) and assign.test is not stored:
+        stored, assign = assign, model.parent(assign)
+    if not (isinstance(assign, cst.Assign) and assign.value is stored and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)):
         return False
     reads = model.bindings.reads_of(assign, assign.targets[0].target.value)
     return bool(reads) and all(_handed_over(model, r) for r in reads)
