@@ -65,6 +65,9 @@ CLIP_LIKE_TORCH = frozenset(
     }
 )
 NONFINITE = frozenset({"isfinite", "isnan", "isinf", "nan_to_num", "nan_to_num_", "_amp_foreach_non_finite_check_and_unscale_"})
+_NONFINITE_TESTS = frozenset({"isfinite", "isnan", "isinf"})  # (the rest repair what they find)
+# What only reports a value or converts it for a report: `print`, a logger's methods, `str(v)`
+_REPORTING = re.compile(r"^(print|warnings\.warn|str|repr|float|int|round|(.*\.)?(debug|info|warning|warn|error|log|write))$")
 _BUILTINS = frozenset(
     {"print", "len", "isinstance", "getattr", "setattr", "hasattr", "type", "id", "repr", "str",
      "int", "float", "bool", "list", "dict", "tuple", "set", "sorted", "enumerate", "zip", "range",
@@ -99,6 +102,15 @@ _LINEAR_GRAD_METHODS = frozenset(
 )
 _LINEAR_GRAD_FUNCTIONS = frozenset({"cat", "stack", "sum", "flatten", "_flatten_dense_tensors", "list", "tuple", "mean", "add", "mul", "div"})
 _LOGGING = re.compile(r"(^|\.)(print|log|info|debug|warning|add_scalar|add_scalars|add_histogram|log_metrics|log_dict)$")
+
+
+def _reports(small: cst.BaseSmallStatement) -> bool:
+    """A statement that only prints or logs (`print(...)`, `logger.warning(...)`), or stores a
+    value converted for a report (`v = str(v)`)."""
+    value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+    if isinstance(small, cst.Assign) and not all(isinstance(t.target, cst.Name) for t in small.targets):
+        return False
+    return isinstance(value, cst.Call) and bool(_REPORTING.match(dotted(value.func) or ""))
 
 
 # -- what a binding says, as data ------------------------------------------------------------------
@@ -302,6 +314,9 @@ class Op:
     # dict's identity in the tree the summary was built from, unique within its module like
     # `GuardSpec.stmt` (not a count, which would depend on the order programs are built in)
     checkpoint: Optional[int] = None
+    # a non-finite test whose `if` only reports (`if math.isnan(v): print(...)`, `v = str(v)`
+    # for a JSON log): it neither skips a step nor repairs a gradient
+    inert: bool = False
     # a clip whose threshold is a product of these values: right when one is the loss scale
     # (`clip_grad_norm_(params, max_norm * scale)` with a caller's `scale=scaler.get_scale()`)
     threshold: tuple[Ref, ...] = ()
@@ -968,6 +983,26 @@ class _Builder:
                 node = self.tree.parents.get(node)
         return found
 
+    def _nonfinite(self, call: cst.Call, last: str, guards: tuple[GuardSpec, ...]) -> Op:
+        return Op(
+            OpKind.NONFINITE, guards, text=self._text(call.func), node=call,
+            inert=last in _NONFINITE_TESTS and self._only_reported(call),
+        )
+
+    def _only_reported(self, call: cst.Call) -> bool:
+        """Whether the test `call` decides only an `if` that reports (`if math.isnan(grad_norm):
+        print(...)`) or converts a value for a report (`if math.isnan(v): v = str(v)` before a
+        JSON log): nothing there leaves the code path, repairs or touches a gradient."""
+        for anc in self.tree.ancestors(call):
+            if isinstance(anc, cst.If):
+                return self.tree.within(call, anc.test) and anc.orelse is None and all(
+                    isinstance(stmt, cst.SimpleStatementLine) and all(_reports(small) for small in stmt.body)
+                    for stmt in anc.body.body
+                )
+            if isinstance(anc, (cst.BaseCompoundStatement, cst.SimpleStatementLine)):
+                return False
+        return False
+
     def _call(self, call: cst.Call, guards: tuple[GuardSpec, ...]) -> Optional[Op]:
         func = call.func
         quals = self.tree.names.resolve(func)
@@ -975,7 +1010,7 @@ class _Builder:
         if quals:
             return self._library_call(call, quals, last, guards)
         if last in NONFINITE:
-            return Op(OpKind.NONFINITE, guards, text=self._text(func), node=call)
+            return self._nonfinite(call, last, guards)
         if isinstance(func, cst.Attribute):
             recv = func.value
             if _is_super_call(recv):
@@ -1027,7 +1062,7 @@ class _Builder:
         if quals and all(q in CLIP_LIKE_TORCH or (q.startswith("torch.") and last in CLIP) for q in quals):
             return self._clip(call, guards)  # (apex's fused clip where installed, torch's where not: either way a clip)
         if last in NONFINITE:
-            return Op(OpKind.NONFINITE, guards, text=self._text(call.func), node=call)
+            return self._nonfinite(call, last, guards)
         if torch_only or any(q.startswith("torch.") for q in quals):
             return None
         callee: Callee = Imported(next(iter(quals))) if len(quals) == 1 else Unknown(last or "")

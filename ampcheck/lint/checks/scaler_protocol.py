@@ -22,7 +22,6 @@ from ampcheck.lint.checks import check
 from ampcheck.lint.closures import local_use
 from ampcheck.lint.kinds import is_scaler_class, scale_invariant_optimizer, scaler_shaped
 from ampcheck.lint.model import FileModel
-from ampcheck.lint.names import dotted
 from ampcheck.lint.program import Attr, BindingInfo as Binding, Branch, GuardKind, Imported, Method, Param, Ref, Test, Value
 from ampcheck.lint.steps import Event, EventKind, Guard, exclusive, separating
 
@@ -157,7 +156,7 @@ class _Step:
         (`if np.isnan(loss): raise` ahead of the backward): a finite loss says nothing of the
         gradients the backward then overflows."""
         if any(
-            x.kind == EventKind.NONFINITE and not self._only_reported(x)
+            x.kind == EventKind.NONFINITE and not x.op.inert
             for x in (self.between(a, b) if a else self.events[: self.index(b)])
         ):
             return True
@@ -166,22 +165,6 @@ class _Step:
             and any(_NONFINITE_WORD.search(w) for w in g.test.words())
             for g in b.guards
         )
-
-    def _only_reported(self, x: Event) -> bool:
-        """Whether a non-finite check of this file only prints what it found (`if
-        math.isnan(grad_norm): print(...)`): it neither skips nor repairs anything."""
-        node = x.node
-        if node is None:
-            return False
-        for anc in self.model.ancestors(node):
-            if isinstance(anc, cst.If):
-                return self.model.within(node, anc.test) and anc.orelse is None and all(
-                    isinstance(stmt, cst.SimpleStatementLine) and all(_reports(small) for small in stmt.body)
-                    for stmt in anc.body.body
-                )
-            if isinstance(anc, (cst.BaseCompoundStatement, cst.SimpleStatementLine)):
-                return False
-        return False
 
     def training_loops(self, e: Event) -> tuple[Guard, ...]:
         """The loops around `e` that back-propagate (not a loop over the optimizers)."""
@@ -306,17 +289,6 @@ def _scaler_shaped_calls(model: FileModel) -> bool:
 def _steps(model: FileModel) -> Iterator[_Step]:
     for _, events in _roots(model):
         yield _Step(model, events)
-
-
-_REPORTING = re.compile(r"^(print|warnings\.warn|(.*\.)?(debug|info|warning|warn|error|log|write))$")
-
-
-def _reports(small: cst.BaseSmallStatement) -> bool:
-    """A statement that only prints or logs (`print(...)`, `logger.warning(...)`)."""
-    return (
-        isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
-        and bool(_REPORTING.match(dotted(small.value.func) or ""))
-    )
 
 
 def _when(b: Optional[Binding]) -> str:
