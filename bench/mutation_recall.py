@@ -249,6 +249,8 @@ def _moved_after(path: str, source: str, block: list[ast.stmt], i: int, clip: in
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ("facebookresearch/pycls", "pycls/core/benchmark.py", "drop_scale", 77):
         "a timing loop: the gradients of the backward are never stepped on, clipped or read",
+    ("NVIDIA/TransformerEngine", "docs/features/low_precision_training/introduction/bf16_fp16_training_pytorch.py", "drop_scale", 36):
+        "a documentation example of one forward and backward: nothing steps on, clips or reads the gradients",
     **{
         ("facebookresearch/fairseq", "fairseq/optim/fp16_optimizer.py", kind, line):
             "fairseq's own DynamicLossScaler (scale(loss) and update() of another API), not a torch GradScaler"

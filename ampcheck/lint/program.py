@@ -714,11 +714,13 @@ class _Builder:
         return found.pop() if len(found) == 1 else None
 
     def _returns_items(self, fn: cst.FunctionDef) -> tuple[Optional[str], ...]:
-        """`_returns` for each place of the tuple literal every `return` returns
-        (`return model, optimizer, scaler`), when all of them return one of the same length."""
+        """`_returns` for each place of the tuple literals its `return`s return (`return model,
+        optimizer, scaler`), when all of them have one length. What a caller unpacks comes from
+        those: a `return model` beside them (`get_model(train=False)`) is the path on which the
+        caller could not unpack the value."""
         returns = self.tree.returns_of(fn)
         tuples = [node for node in returns if isinstance(node.value, cst.Tuple)]
-        if not tuples or len(tuples) != len(returns):
+        if not tuples:
             return ()
         widths = {len(node.value.elements) for node in tuples}
         if len(widths) != 1:
