@@ -249,6 +249,14 @@ def _moved_after(path: str, source: str, block: list[ast.stmt], i: int, clip: in
 EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ("facebookresearch/pycls", "pycls/core/benchmark.py", "drop_scale", 77):
         "a timing loop: the gradients of the backward are never stepped on, clipped or read",
+    **{
+        (repo, "oc20/trainer/base_trainer_oc20.py", kind, line):
+            "dead code: BaseTrainer._backward is overridden by BaseTrainerV2, the project's only subclass of BaseTrainer; nothing runs it"
+        for repo, kind, line in (
+            ("atomicarchitects/equiformer", "drop_update", 701), ("atomicarchitects/equiformer", "step_to_opt", 700),
+            ("atomicarchitects/equiformer_v2", "drop_update", 715), ("atomicarchitects/equiformer_v2", "step_to_opt", 714),
+        )
+    },
     ("NVIDIA/TransformerEngine", "docs/features/low_precision_training/introduction/bf16_fp16_training_pytorch.py", "drop_scale", 36):
         "a documentation example of one forward and backward: nothing steps on, clips or reads the gradients",
     **{
