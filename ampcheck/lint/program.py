@@ -705,11 +705,17 @@ class _Builder:
         return BindingInfo("instance", cls=cls) if cls is not None and not cls.startswith("torch.") else None
 
     def _returns(self, fn: cst.FunctionDef) -> Optional[str]:
-        """The class a function's annotation says it returns, else the one class every
-        `return` constructs (`return Optimizers(config, groups)`) or returns a local
-        GradScaler of (`scaler = make() if amp else None; return scaler`)."""
+        """The class a function's annotation says it returns (a class of the file named in a
+        string too: `-> "Optimizers"`, a forward reference), else the one class every `return`
+        constructs (`return Optimizers(config, groups)`) or returns a local GradScaler of
+        (`scaler = make() if amp else None; return scaler`)."""
         if fn.returns is not None:
-            return self._class_name(fn.returns.annotation)
+            annotation = fn.returns.annotation
+            if not isinstance(annotation, cst.SimpleString):
+                return self._class_name(annotation)
+            local = self.b.class_named(annotation.raw_value)
+            if local is not None:
+                return f"{self.module_name}.{scope_key(self.tree, local)}"
         found = {self._returned_class(node.value, node) for node in self.tree.returns_of(fn)}
         return found.pop() if len(found) == 1 else None
 
