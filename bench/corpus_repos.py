@@ -696,6 +696,30 @@ REPOS: tuple[Repo, ...] = (
     Repo("ychfan/pt_ir", "843d34514103c958056381af0e28a80d7c8681de", K.VISION, late=True),
     Repo("TheoViel/kaggle_rsna_lumbar_spine", "0e4dbea8ce16249792ec64cefa4cd5510eda7cdb", K.VISION, late=True),
     Repo("starrytong/SCNet", "5d95bf96b19c3eede63248d171efeca8e3abb948", K.SPEECH, late=True),
+    # stop 31, a twenty-first batch read first with the rules of 06d9e8a: speech enhancement,
+    # music demixing, NeRF and Gaussian driving scenes, 3D medical segmentation, remote-sensing
+    # self-supervision, video tracking, long-term forecasting, micro-video recommendation,
+    # Dreamer, LLM quantisation, LLM recommendation, video LLM, video-to-audio, continual learning
+    Repo("Audio-WestlakeU/FullSubNet", "e97448375cd1e883276ad583317b1828318910dc", K.SPEECH, late=True),
+    Repo("kuielab/sdx23", "2f217926797bfc25edc4420200670ca288efe8a8", K.SPEECH, late=True),
+    Repo("ashawkey/nerf2mesh", "ec7f930ccf768ba4d6e602360b4a6ff0300fe9c8", K.VISION, late=True),
+    Repo("sarafridov/K-Planes", "b4cea7212cd5cf2d33889d9b6795873d1e0cd919", K.VISION, late=True),
+    Repo("ziyc/drivestudio", "e59bda4fa681f829dbb1d65f0de582b0f633c450", K.VISION, late=True),
+    Repo("ge-xing/SegMamba", "cff35970e0c542ad940b5701267f1ac888298b06", K.VISION, late=True),
+    Repo("zhu-xlab/SSL4EO-S12", "2156913c5d8e5a2c572a5b000f0d5eaed6fc3192", K.VISION, late=True),
+    Repo("hkchengrex/Tracking-Anything-with-DEVA", "404a112df77f9644d5c7211811329ccd8174b8c3", K.VISION, late=True),
+    Repo("DAMO-DI-ML/ICML2022-FEDformer", "39f3bffd203518548c0bf3f16a8c1ae112648dfe", K.RESEARCH, late=True),
+    Repo("thuml/Koopa", "a2e0bb77ec7c1a25e8e0579ba517ffb41358b844", K.RESEARCH, late=True),
+    Repo("ACAT-SCUT/CycleNet", "af6e06ccf8389f8fadb524cbf5c89ef0349dc30f", K.RESEARCH, late=True),
+    Repo("westlake-repl/MicroLens", "04635e0078462ef902058fac6fe9b8b32be3075f", K.RESEARCH, late=True),
+    Repo("jsikyoon/dreamer-torch", "7c2331acd4fa6196d140943e977f23fb177398b3", K.RL, late=True),
+    Repo("ChenMnZ/PrefixQuant", "97cc15b939e082851deac31ee97cca5838dd6727", K.LLM, late=True),
+    Repo("zyang1580/CoLLM", "48042b168bb5aa41b42e9c89e7582b718e301556", K.LLM, late=True),
+    Repo("DAMO-NLP-SG/Video-LLaMA", "64888c0a77e8e66af606c37629fbbf79c4582959", K.MULTIMODAL, late=True),
+    Repo("hkchengrex/MMAudio", "974010a026c731054592d8f777218bd9d85a6c24", K.DIFFUSION, late=True),
+    Repo("NVIDIAGameWorks/kaolin-wisp", "931707e50f1511fdb4af55eeb4aed4df23b7c2b1", K.FRAMEWORK, late=True),
+    Repo("NVIDIA/torch-harmonics", "9e9fa5373bc66add241638ef7a481da2e5c80d32", K.FRAMEWORK, late=True),
+    Repo("ContinualAI/avalanche", "eb075be393e1f458b2c352514ff6c17b5a2c0f4e", K.FRAMEWORK, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
