@@ -1,7 +1,7 @@
 """AMP3xx: what must not happen inside an autocast region, and autocast calls that cannot work."""
 from __future__ import annotations
 
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 import libcst as cst
 
@@ -267,12 +267,68 @@ def _autocast_neutral(model: FileModel, fn: cst.FunctionDef, ctx: Optional[str],
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply):
             return False
         target = getattr(node, "target", None) if isinstance(node, (cst.AugAssign, cst.AssignTarget)) else None
-        if isinstance(target, cst.Subscript) and not _basic_indexing(target):
+        if isinstance(target, cst.Subscript) and not _basic_indexing(target) and not _stores_its_own_values(model, fn, node, target):
             return False  # an indexed store (index_put_) wants one dtype on both sides
         if isinstance(node, cst.Call) and not _neutral_call(model, node, ctx, seen):
             return False
         pending.extend(model.children(node))
     return True
+
+
+def _stores_its_own_values(model: FileModel, fn: cst.FunctionDef, node: cst.CSTNode, target: cst.Subscript) -> bool:
+    """Whether an indexed store writes into a tensor values computed from that tensor alone
+    and numbers (`t[t.abs() < eps] = t[t.abs() < eps].sign() * eps`): both sides have its dtype
+    whatever the autocast state. A name counts as a number where the function only ever
+    compares it or does arithmetic with it (never indexes it, calls it, or reads an attribute
+    of it)."""
+    value = node.value if isinstance(node, cst.AugAssign) else getattr(model.parent(node), "value", None)
+    own = target.value
+    while isinstance(own, cst.Subscript):
+        own = own.value
+    if value is None or not isinstance(own, cst.Name):
+        return False
+    return _computed_from(model, fn, value, own.value, 0)
+
+
+def _computed_from(model: FileModel, fn: cst.FunctionDef, value: cst.CSTNode, own: str, depth: int) -> bool:
+    """Whether `value` reads only the tensor `own`, numbers, and locals computed from those
+    (`small = t.abs() < eps`)."""
+    if depth > 3:
+        return False
+    for name in {n.value for n in _read_names(model, value)} - {own}:
+        if _only_arithmetic(model, fn, name):
+            continue
+        values = [
+            a.value for a in model.assigns
+            if isinstance(a, cst.Assign) and model.enclosing_function(a) is fn
+            and any(isinstance(t.target, cst.Name) and t.target.value == name for t in a.targets)
+        ]
+        if not values or not all(_computed_from(model, fn, v, own, depth + 1) for v in values):
+            return False
+    return True
+
+
+def _read_names(model: FileModel, expr: cst.CSTNode) -> Iterator[cst.Name]:
+    """The names an expression reads (not the attribute names after a dot, not keywords)."""
+    pending = [expr]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.Name):
+            yield node
+        elif isinstance(node, cst.Attribute):
+            pending.append(node.value)
+        elif isinstance(node, cst.Arg):
+            pending.append(node.value)
+        else:
+            pending.extend(model.children(node))
+
+
+def _only_arithmetic(model: FileModel, fn: cst.FunctionDef, name: str) -> bool:
+    """Whether every read of `name` in `fn` is an operand of arithmetic or of a comparison."""
+    reads = [n for n in model.name_nodes.get(name, ()) if model.within(n, fn.body)]
+    return bool(reads) and all(
+        isinstance(model.parent(n), (cst.BinaryOperation, cst.ComparisonTarget, cst.Comparison, cst.UnaryOperation)) for n in reads
+    )
 
 
 def _basic_indexing(target: cst.Subscript) -> bool:
