@@ -216,17 +216,13 @@ class Bindings:
             return Binding("scaler", name, p, enabled=None, scope=fn, inferred=True)
         return self._inferred.get((fn, name))
 
-    def optimizer_bound_under(self, node: cst.CSTNode) -> bool:
-        """Whether an assignment under `node` (a loop's body) binds an optimizer: one it builds,
-        or what a function the file cannot follow returns to a name like an optimizer's
-        (`optimizer = optim.get_optimizer(cfg, model)`): a fresh training run per pass."""
-        for (_, key), entries in self._by_key.items():
-            for assign, b in entries:
-                known = b is not None and b.kind == "optimizer" and not b.inferred
-                named = (b is None or b.kind == "instance") and named_like_optimizer(key.rpartition(".")[2])
-                if (known or named) and node in self.tree.ancestors(assign):
-                    return True
-        return False
+    def bound_under(self, node: cst.CSTNode, key: str) -> bool:
+        """Whether an assignment under `node` (a loop's body) binds `key`, whatever the value."""
+        return any(
+            node in self.tree.ancestors(assign)
+            for (_, k), entries in self._by_key.items() if k == key
+            for assign, _ in entries
+        )
 
     def used_as_scaler(self, b: Binding) -> bool:
         """Whether `b`, what a function returns, is used here as only a GradScaler is."""

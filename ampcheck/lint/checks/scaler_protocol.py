@@ -981,14 +981,19 @@ def scaler_created_in_loop(model: FileModel) -> Iterator[Finding]:
         if e.kind in (EventKind.SCALED_BACKWARD, EventKind.SCALER_STEP, EventKind.BACKWARD, EventKind.OPT_STEP)
         for g in e.guards if g.is_loop
     }
-    models = [b.node for b in model.bindings.all if b.kind == "model" and not b.inferred]
+    setup = [b.node for b in model.bindings.all if b.kind in ("model", "optimizer") and not b.inferred]
+    stepped: dict[str, set[str]] = {}  # scaler -> the optimizers it steps or unscales (as the code names them)
+    for _, events in _roots(model):
+        for e in events:
+            if e.kind in (EventKind.SCALER_STEP, EventKind.UNSCALE) and e.scaler is not None and isinstance(e.target, str):
+                stepped.setdefault(e.scaler, set()).add(e.target)
     for b in model.bindings.of_kind("scaler"):
         if b.inferred or b.enabled is False:
             continue
         loop = _innermost_loop(model, b.node)
         if loop is None or loop not in training:
             continue
-        if any(loop in model.ancestors(n) for n in models) or model.bindings.optimizer_bound_under(loop):
+        if any(loop in model.ancestors(n) for n in setup) or any(model.bindings.bound_under(loop, t) for t in stepped.get(b.key, ())):
             continue  # a fresh run per iteration (a fold, a sweep): model or optimizer are rebuilt too
         yield model.finding(
             "AMP108", b.node,
