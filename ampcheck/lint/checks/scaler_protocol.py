@@ -976,17 +976,15 @@ def _inf_checked(step: _Step, u: Event, s: str, b: Optional[Binding], cu: frozen
 # -- AMP108 -------------------------------------------------------------------------------------
 @check("AMP108")
 def scaler_created_in_loop(model: FileModel) -> Iterator[Finding]:
-    training = {
-        g.spec.node for _, events in _roots(model) for e in events
-        if e.kind in (EventKind.SCALED_BACKWARD, EventKind.SCALER_STEP, EventKind.BACKWARD, EventKind.OPT_STEP)
-        for g in e.guards if g.is_loop
-    }
-    setup = [b.node for b in model.bindings.all if b.kind in ("model", "optimizer") and not b.inferred]
+    training: set[cst.CSTNode] = set()  # the loops that back-propagate or step
     stepped: dict[str, set[str]] = {}  # scaler -> the optimizers it steps or unscales (as the code names them)
     for _, events in _roots(model):
         for e in events:
+            if e.kind in (EventKind.SCALED_BACKWARD, EventKind.SCALER_STEP, EventKind.BACKWARD, EventKind.OPT_STEP):
+                training.update(g.spec.node for g in e.guards if g.is_loop)
             if e.kind in (EventKind.SCALER_STEP, EventKind.UNSCALE) and e.scaler is not None and isinstance(e.target, str):
                 stepped.setdefault(e.scaler, set()).add(e.target)
+    setup = [b.node for b in model.bindings.all if b.kind in ("model", "optimizer") and not b.inferred]
     for b in model.bindings.of_kind("scaler"):
         if b.inferred or b.enabled is False:
             continue
