@@ -97,19 +97,42 @@ def _mentions_scaler(tree: SourceTree, d: cst.Dict) -> bool:
     return False
 
 
+def optimizer_state_keys(bindings: Bindings, d: cst.Dict) -> tuple[str, ...]:
+    """The keys under which a checkpoint dict holds optimizer state, when each is a string
+    constant; () when one is not (a computed key: where it is read back cannot be searched
+    for)."""
+    keys = [bindings.consts.value(el.key) for el in d.elements if isinstance(el, cst.DictElement) and _optimizer_state(bindings, el)]
+    return tuple(keys) if all(isinstance(k, str) for k in keys) else ()  # type: ignore[arg-type]
+
+
+def other_state_keys(bindings: Bindings, d: cst.Dict) -> tuple[str, ...]:
+    """The string-constant keys under which a checkpoint dict holds the `state_dict()` of
+    something other than an optimizer (the model, an EMA copy, a scheduler)."""
+    keys = []
+    for el in d.elements:
+        if isinstance(el, cst.DictElement) and not _optimizer_state(bindings, el) and _state_dict_call(el.value):
+            key = bindings.consts.value(el.key)
+            if isinstance(key, str):
+                keys.append(key)
+    return tuple(keys)
+
+
+def _state_dict_call(v: cst.BaseExpression) -> bool:
+    return isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute) and v.func.attr.value == "state_dict"
+
+
 def _has_optimizer_state(bindings: Bindings, d: cst.Dict) -> bool:
+    return any(isinstance(el, cst.DictElement) and _optimizer_state(bindings, el) for el in d.elements)
+
+
+def _optimizer_state(bindings: Bindings, el: cst.DictElement) -> bool:
     """An optimizer's `state_dict()`, or a value under an "optimizer" key that is not a
     constant placeholder (yolov5's `"optimizer": None` marks a weights-only checkpoint)."""
-    for el in d.elements:
-        assert isinstance(el, cst.DictElement)
-        key = bindings.consts.value(el.key)
-        v = el.value
-        if isinstance(key, str) and "optim" in key.lower() and bindings.consts.value(v) is UNKNOWN:
-            return True
-        if (
-            isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute) and v.func.attr.value == "state_dict"
-            and isinstance(v.func.value, (cst.Name, cst.Attribute))
-            and bindings.is_optimizer(v.func.value, v)
-        ):
-            return True
-    return False
+    key = bindings.consts.value(el.key)
+    v = el.value
+    if isinstance(key, str) and "optim" in key.lower() and bindings.consts.value(v) is UNKNOWN:
+        return True
+    return (
+        _state_dict_call(v) and isinstance(v.func.value, (cst.Name, cst.Attribute))  # type: ignore[attr-defined]
+        and bindings.is_optimizer(v.func.value, v)  # type: ignore[attr-defined]
+    )

@@ -45,7 +45,7 @@ from typing import Any, Iterable, Iterator, Optional, Sequence, Union
 import libcst as cst
 
 from ampcheck.lint.bindings import Binding, Bindings, is_get_scale
-from ampcheck.lint.checkpoints import checkpoint_without_scaler
+from ampcheck.lint.checkpoints import checkpoint_without_scaler, optimizer_state_keys, other_state_keys
 from ampcheck.lint.closures import keeps_alias
 from ampcheck.lint.codec import Codec
 from ampcheck.lint.consteval import named_param, param_names
@@ -314,6 +314,11 @@ class Op:
     # dict's identity in the tree the summary was built from, unique within its module like
     # `GuardSpec.stmt` (not a count, which would depend on the order programs are built in)
     checkpoint: Optional[int] = None
+    # the keys under which that checkpoint holds optimizer state, when each is a string
+    # constant, and those of the other states it holds (the model's): what the project may
+    # read back from it
+    optimizer_keys: tuple[str, ...] = ()
+    state_keys: tuple[str, ...] = ()
     # a non-finite test whose `if` only reports (`if math.isnan(v): print(...)`, `v = str(v)`
     # for a JSON log): it neither skips a step nor repairs a gradient
     inert: bool = False
@@ -1049,8 +1054,12 @@ class _Builder:
     def _library_call(self, call: cst.Call, quals: frozenset[str], last: Optional[str], guards: tuple[GuardSpec, ...]) -> Optional[Op]:
         if _TORCH_SAVE in quals:
             d = checkpoint_without_scaler(self.tree, self.b, call)
-            checkpoint = id(d) if d is not None else None
-            return Op(OpKind.SAVE, guards, text=self._text(call.func), checkpoint=checkpoint, node=call)
+            if d is None:
+                return Op(OpKind.SAVE, guards, text=self._text(call.func), node=call)
+            return Op(
+                OpKind.SAVE, guards, text=self._text(call.func), checkpoint=id(d),
+                optimizer_keys=optimizer_state_keys(self.b, d), state_keys=other_state_keys(self.b, d), node=call,
+            )
         if _AUTOGRAD_GRAD in quals:
             return Op(OpKind.AUTOGRAD_GRAD, guards, text=self._text(call.func), node=call)
         torch_only = all(q.startswith("torch.") for q in quals)

@@ -16,6 +16,7 @@ is replayed only while those files are unchanged.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from dataclasses import dataclass, field
@@ -362,6 +363,27 @@ class Project:
                 end = text.find("\n", match.end())
                 line = text[start:] if end < 0 else text[start:end]
                 yield path, line, match.start() - start, match.end() - start
+
+    @timed(Phase.CALLERS)
+    def quoted_beyond_dict_keys(self, word: str, near: str, text: str = "") -> bool:
+        """Whether `text` (a notebook's, which the search of `.py` files leaves out) or a
+        Python file that can hold objects of the module `near` (`_texts_near`) quotes `word`
+        other than as the key of a dict display (`"word": ...`): a subscript, a `.get`, a
+        tuple of names looped over, anything that may read back what a checkpoint saved under
+        that key. The files that spell it are recorded: a cached result is replayed only
+        while they are unchanged."""
+        quoted = re.compile(rf"""(["']){re.escape(word)}\1""")
+        as_key = re.compile(rf"""(["']){re.escape(word)}\1\s*:(?!=)""")
+        for path, t in itertools.chain((("", text),), self._texts_near(near)):
+            if word not in t:
+                continue
+            if path and self._recorded is not None:
+                digest = self.digests(path)
+                if digest is not None:
+                    self._recorded[os.path.abspath(path)] = digest
+            if len(quoted.findall(t)) > len(as_key.findall(t)):
+                return True
+        return False
 
     def _texts_near(self, near: str) -> Iterator[tuple[str, str]]:
         """The project's files that can hold objects of the module `near`: all of them, but in

@@ -113,6 +113,21 @@ def test_a_changed_dependency_invalidates_the_cached_results_of_the_files_that_r
     assert [f.line for f in again.findings] == [] and again.analysed == 1
 
 
+def test_a_resume_module_that_starts_loading_the_optimizer_state_invalidates_the_cached_silence(tmp_path: Path):
+    root = tmp_path / "resumed"
+    shutil.copytree(PROJECTS / "checkpoint_resumed_without_its_optimizer_state", root)
+    assert [f.line for f in _lint(root, "train.py", cache=True).findings] == [20]
+    resume = root / "resume.py"
+    resume.write_text(resume.read_text().replace(
+        "def load_for_finetuning(model, path):", "def load_for_finetuning(model, optimizer, path):"
+    ).replace(
+        '    model.load_state_dict(checkpoint["model_state_dict"])\n',
+        '    model.load_state_dict(checkpoint["model_state_dict"])\n    optimizer.load_state_dict(checkpoint["optimizer_state_dict"])\n',
+    ))
+    again = _lint(root, "train.py", cache=True)
+    assert [f.line for f in again.findings] == [19, 20] and again.analysed == 1
+
+
 def test_an_unchanged_project_replays_every_result_from_the_cache(scratch: Path):
     first = _lint(scratch, cache=True)
     second = _lint(scratch, cache=True)

@@ -1040,6 +1040,8 @@ def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
             continue  # saved after the function that built the scaler returned: it is gone
         if (e.path, e.op.checkpoint) in without:
             continue  # saved only where the scaler is absent (`if scaler is None:`)
+        if _never_read_back(model, e):
+            continue
         found = model.event_finding(
             "AMP109", e,
             _say(b, "this checkpoint saves the model and optimizer state but not the GradScaler's: after "
@@ -1049,6 +1051,25 @@ def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
         if found is not None:
             seen.add((e.path, e.op.checkpoint))  # one finding per checkpoint dict, at its first save
             yield found
+
+
+def _never_read_back(model: FileModel, e: Event) -> bool:
+    """Whether the project reads states back from this checkpoint but never its optimizer
+    state: a key of another state it holds (the model's) is quoted somewhere beyond the keys
+    of dict displays (`ckpt["model_state_dict"]`), the keys of the optimizer state nowhere.
+    Its resume path restarts the optimizer's moments, so the scaler's state left out of the
+    checkpoint loses nothing a resumed run would have kept. A checkpoint no code of the
+    project reads back (a script without a resume path yet, or one a framework resumes) is
+    still reported."""
+    keys, others = e.op.optimizer_keys, e.op.state_keys
+    if not keys or not others:
+        return False
+    near = e.path or model.path
+
+    def read(k: str) -> bool:
+        return model.project.quoted_beyond_dict_keys(k, near, model.source)
+
+    return not any(read(k) for k in keys) and any(read(k) for k in others)
 
 
 def _saved_without_the_scaler(model: FileModel) -> set[tuple[str, int]]:
