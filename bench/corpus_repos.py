@@ -720,6 +720,32 @@ REPOS: tuple[Repo, ...] = (
     Repo("NVIDIAGameWorks/kaolin-wisp", "931707e50f1511fdb4af55eeb4aed4df23b7c2b1", K.FRAMEWORK, late=True),
     Repo("NVIDIA/torch-harmonics", "9e9fa5373bc66add241638ef7a481da2e5c80d32", K.FRAMEWORK, late=True),
     Repo("ContinualAI/avalanche", "eb075be393e1f458b2c352514ff6c17b5a2c0f4e", K.FRAMEWORK, late=True),
+    # stop 32, a twenty-second batch read first with the rules of aa4781d: MAE pretraining,
+    # medical segmentation (U-Mamba), super-resolution GAN, chat fine-tuning, time series,
+    # birdsong, an optimizer paper's GPT, long-text CLIP, handwriting OCR, a course library,
+    # protein-text design, a Kaggle RL agent, talking-head NeRF, remote-sensing MAE, LiDAR
+    # detection, a single-script CIFAR ViT, distillation, point-cloud pretraining, a video VAE
+    # GAN, voice conversion
+    Repo("pengzhiliang/MAE-pytorch", "8b3ab30f99000ac56b2469de6fd48341ed799a21", K.VISION, late=True),
+    Repo("bowang-lab/U-Mamba", "28459e33ca03769800dd35e23c6e62491d1925b5", K.DETECTION, late=True),
+    Repo("Lornatang/SwinIR-PyTorch", "ad46c0ded7f770162fc2d554c1854f9600f1585b", K.TTS_GAN, late=True),
+    Repo("VatsaDev/nanoChatGPT", "5fca0f6388029fdb16e22af864053a0a62cff32d", K.LLM, late=True),
+    Repo("luodhhh/ModernTCN", "56a9a2c018385cd5acef015378cae7f084d1b11c", K.RESEARCH, late=True),
+    Repo("ChristofHenkel/kaggle-birdclef2021-2nd-place", "26438069466242e9154aacb9818926dba7ddc7f0", K.SPEECH, late=True),
+    Repo("Liuhong99/Sophia", "a7e157229b71d58cf995d32854f1be15c265b350", K.LLM, late=True),
+    Repo("beichenzbc/Long-CLIP", "3966af9ae9331666309a22128468b734db4672a7", K.MULTIMODAL, late=True),
+    Repo("FactoDeepLearning/SPAN", "4b794b1ddab5a2fb4e8b7edb252fa4655d780e32", K.RESEARCH, late=True),
+    Repo("fastai/course22p2", "df9323235bc395b5c2f58a3d08b83761947b9b93", K.FRAMEWORK, late=True),
+    Repo("chao1224/ProteinDT", "761f384bf8ec5be7cc3286b598fb23d87a0779ea", K.RESEARCH, late=True),
+    Repo("IsaiahPressman/Kaggle_Lux_AI_2021", "973a6c6c63211b6c7ab6fdf50e026e458d1f6e4e", K.RL, late=True),
+    Repo("Fictionarry/ER-NeRF", "0cf72d8fb598d321de86b445bcd363cc2f6346a5", K.NERF_3D, late=True),
+    Repo("bair-climate-initiative/scale-mae", "89280d830037ff27c20459cdab03e01e633e29bb", K.VISION, late=True),
+    Repo("Haiyang-W/DSVT", "8cfc2a6f23eed0b10aabcdc4768c60b184357061", K.NERF_3D, late=True),
+    Repo("kentaroy47/vision-transformers-cifar10", "5bb83d36018b314c3020558541015bb01bce15bc", K.VISION, late=True),
+    Repo("sunshangquan/logit-standardization-KD", "f6e5aa5172bad618e801163c3385322eea673754", K.RESEARCH, late=True),
+    Repo("OpenGVLab/PonderV2", "aad65d6954633d82141de15d1eb5fa9a23964ee6", K.NERF_3D, late=True),
+    Repo("ProgramerSalar/vae_from_scratch", "29a81ba765bbe779874c1d0c9451b7ce99db4b10", K.TTS_GAN, late=True),
+    Repo("bshall/knn-vc", "848302a262f7299c738af49d74209790ed442a9f", K.SPEECH, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
