@@ -10,7 +10,9 @@ API (facet `model.regions`):
   device default (CUDA float16, CPU bfloat16) when the device is certain, else None;
   `enabled` True / False / None ("maybe"); `body` the block that runs under it; `via` the call
   sites for a function entered from inside another region; `toggle` the `enabled=` expression
-  of a maybe-enabled region written here (`enabled=args.amp`).
+  of a maybe-enabled region written here (`enabled=args.amp`), or the test under which a
+  stored manager is autocast (`amp_ctx = autocast()` under `if fp16:`, `autocast() if fp16
+  else nullcontext()`).
 - `model.regions.all`: every region in the file.
 - `model.regions.enclosing(node)`: the innermost region covering `node`, a disabled one
   included, so callers see that `autocast(enabled=False)` turned autocast off there.
@@ -234,7 +236,7 @@ class Regions:
         elif isinstance(expr, (cst.Name, cst.Attribute)) and not self.tree.names.resolve(expr):
             alternatives = []
             for value in self.tree.values_of(expr):
-                alternatives.extend(self._manager(value, depth + 1) or [None])
+                alternatives.extend(_toggled_by(self._manager(value, depth + 1) or [None], self._assigned_under(value)))
         else:
             return None
         return alternatives if any(a is not None for a in alternatives) else None
@@ -244,8 +246,21 @@ class Regions:
         picked = [expr.body] if test is True else [expr.orelse] if test is False else [expr.body, expr.orelse]
         out: list[Optional[Config]] = []
         for branch in picked:
-            out.extend(self._manager(branch, depth + 1) or [None])
+            found = self._manager(branch, depth + 1) or [None]
+            out.extend(_toggled_by(found, expr.test) if branch is expr.body and len(picked) == 2 else found)
         return out
+
+    def _assigned_under(self, value: cst.CSTNode) -> Optional[cst.BaseExpression]:
+        """The test of the innermost `if` whose body holds the assignment of `value` (in the
+        same function): the stored manager is that value only where the test held."""
+        child = value
+        for anc in self.tree.ancestors(value):
+            if isinstance(anc, cst.If) and child is anc.body:
+                return anc.test
+            if isinstance(anc, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return None
+            child = anc
+        return None
 
     def _called(self, call: cst.Call, depth: int) -> list[Optional[Config]]:
         if self.is_autocast(call.func):
@@ -292,6 +307,19 @@ class Regions:
         enabled_expr = _arg(args, params, "enabled")
         enabled = True if enabled_expr is None else consts.truth(enabled_expr)
         return Config(device, dtype, enabled, call, enabled_expr if enabled is None else None)
+
+
+def _toggled_by(alternatives: list[Optional[Config]], test: Optional[cst.BaseExpression]) -> list[Optional[Config]]:
+    """Autocast alternatives chosen only where `test` holds (`amp_ctx = autocast()` under `if
+    fp16:`, `autocast() if fp16 else nullcontext()`): enabled where it does, so `test` toggles
+    them like an `enabled=` expression would (code in the else of `if fp16:` inside the block
+    runs without autocast). One with a toggle of its own keeps it."""
+    if test is None:
+        return alternatives
+    return [
+        Config(c.device, c.dtype, None, c.call, test) if c is not None and c.enabled is True and c.toggle is None else c
+        for c in alternatives
+    ]
 
 
 def _arg(args: Sequence[cst.Arg], params: Sequence[str], name: str) -> Optional[cst.BaseExpression]:
