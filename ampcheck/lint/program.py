@@ -934,7 +934,11 @@ class _Builder:
             return
         if isinstance(stmt, cst.If):
             self._expr(stmt.test, guards, out)
-            sub(stmt.body, self._guard(stmt, Branch.BODY))
+            holds = self.b.consts.truth(stmt.test)  # a branch a constant test never takes runs nothing
+            if holds is not False:
+                sub(stmt.body, self._guard(stmt, Branch.BODY))
+            if holds is True:
+                return
             if isinstance(stmt.orelse, cst.If):
                 self._block([stmt.orelse], (*guards, self._guard(stmt, Branch.ORELSE)), out)
             elif stmt.orelse is not None:
