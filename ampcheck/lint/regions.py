@@ -55,6 +55,7 @@ _DEVICE_FIRST = ("device_type", "dtype", "enabled", "cache_enabled")
 _ENABLED_FIRST = ("enabled", "dtype", "cache_enabled")
 DEFAULT_DTYPE = {"cuda": "float16", "cpu": "bfloat16"}
 _PARTIAL = frozenset({"functools.partial"})
+_FULL_PRECISION = frozenset({"float32", "float64"})
 
 Owner = Union[cst.With, cst.FunctionDef]
 
@@ -85,6 +86,13 @@ class AutocastRegion:
     def anchor(self) -> cst.CSTNode:
         """Where a finding about the region itself points: the configuring call, else the node."""
         return self.call if self.call is not None else self.node
+
+    @property
+    def lowers_precision(self) -> bool:
+        """Whether ops may run below float32 in the region: not one whose dtype is certainly
+        float32 or float64 (`autocast("cuda", dtype=torch.float32)`), where the ops autocast
+        would lower run in float32 as the ops it keeps in float32 do."""
+        return self.dtype not in _FULL_PRECISION
 
 
 class Regions:

@@ -81,7 +81,7 @@ def backward_in_autocast(model: FileModel) -> Iterable[Finding]:
     for event in model.steps.events:
         backward = event.kind in BACKWARD_KINDS or event.framework_backward
         region = model.regions.active(event.node) if backward else None
-        if region is not None and model.trains(event):
+        if region is not None and region.lowers_precision and model.trains(event):
             yield model.finding(
                 "AMP301",
                 event.node,
@@ -129,7 +129,7 @@ def manual_cast_in_autocast(model: FileModel) -> Iterable[Finding]:
         if cast.dtype not in ("float16", "bfloat16") or cast.model_key is not None:
             continue
         region = model.regions.active(cast.call)
-        if region is None or model.casts.in_custom_fwd(cast.call) or _inference(model, region, cast):
+        if region is None or not region.lowers_precision or model.casts.in_custom_fwd(cast.call) or _inference(model, region, cast):
             continue
         if cast.dtype == region.dtype and _handed_to_a_call(model, cast):
             continue
@@ -589,7 +589,7 @@ def optimizer_step_in_autocast(model: FileModel) -> Iterable[Finding]:
         return
     for event in model.steps.events:
         region = model.regions.active(event.node) if event.kind in STEP_KINDS else None
-        if region is not None:
+        if region is not None and region.lowers_precision:
             yield model.finding(
                 "AMP305",
                 event.node,
