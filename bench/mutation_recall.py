@@ -257,6 +257,17 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             ("atomicarchitects/equiformer_v2", "drop_update", 715), ("atomicarchitects/equiformer_v2", "step_to_opt", 714),
         )
     },
+    ("sunshangquan/logit-standardization-KD", "tiny-transformers/pycls/core/benchmark.py", "drop_scale", 82):
+        "pycls's timing loop, bundled: the gradients of the backward are never stepped on, clipped or read",
+    ("Lornatang/SwinIR-PyTorch", "train_gan.py", "drop_update", 440):
+        "one scaler for the generator and the discriminator: without the update after the generator's step, the update "
+        "after the discriminator's is the iteration's only one, after both steps, as torch's multi-optimizer recipe writes it",
+    ("Lornatang/SwinIR-PyTorch", "train_gan.py", "drop_update", 470):
+        "one scaler for both: the update after the generator's step resets both optimizers before the discriminator steps "
+        "again, and reads the discriminator's inf check with the generator's; nothing raises and the scale still adapts",
+    ("ProgramerSalar/vae_from_scratch", "video_vae/train/main.py", "drop_update", 136):
+        "one scaler for the VAE and the discriminator: the update after the discriminator's step is then the iteration's "
+        "only one, after both steps, as torch's multi-optimizer recipe writes it",
     ("NVIDIA/TransformerEngine", "docs/features/low_precision_training/introduction/bf16_fp16_training_pytorch.py", "drop_scale", 36):
         "a documentation example of one forward and backward: nothing steps on, clips or reads the gradients",
     **{
