@@ -16,8 +16,10 @@ Each mutant is linted the way a pre-commit hook lints it: only the mutated file 
 its path from the repository root, and the rest of the project is read for what it defines.
 A mutant counts as reported when an AMP1xx finding the original file does not have lies
 within 3 lines of the mutation, or where the mutant leaves its bug (the headline): for a
-dropped `update()`, at a `step(...)` of the same scaler before it in its function, the step it
-leaves without an update; for a dropped `unscale_`, at the clip it guarded; for a dropped
+dropped `update()`, at a `step(...)` of the same scaler in the file, a step it leaves without an
+update, or at that scaler's next call in its function (the `unscale_` or `step` that now runs
+twice since the last update, where torch raises); for a dropped `unscale_`, at the clip it
+guarded; for a dropped
 `scale()` stored in a name, at that name's backward. The table also gives the share with such a
 finding anywhere in the mutated file (at an in-file clip helper or the call of a helper
 further away). Equivalent mutants (inside a GradScaler implementation, in a
@@ -75,7 +77,8 @@ class Mutant:
     last: int
     text: str
     # where else a finding names this mutant's bug: for a dropped `update()`, the lines of the
-    # same scaler's `step(...)` calls before it in its function (the step left without its update);
+    # same scaler's `step(...)` calls in the file (the steps left without their update) and of
+    # its later calls in its function (the `unscale_` or `step` that now raises);
     # for a dropped `unscale_`, the clip statement it guarded (now clipping scaled gradients); for
     # a dropped `scale()` whose result was stored in a name, the backward calls of that name after
     # it in its function (the backward left unscaled)
@@ -167,7 +170,7 @@ def mutants(path: str, source: str) -> Iterator[Mutant]:
             upd = _method_call(call, "update")
             if upd is not None and not upd.args and not upd.keywords and _is_scaler(upd.func.value, source):  # type: ignore[attr-defined]
                 yield Mutant("drop_update", path, stmt.lineno, stmt.lineno, edit.replace(stmt, _statement_pass(stmt)),
-                             _steps_before(tree, stmt, upd.func.value, source))  # type: ignore[attr-defined]
+                             _scaler_calls_around(tree, stmt, upd.func.value, source))  # type: ignore[attr-defined]
             uns = _method_call(call, "unscale_")
             if uns is not None and _is_scaler(uns.func.value, source):  # type: ignore[attr-defined]
                 clip = next((j for j in range(i + 1, min(len(block), i + 4)) if _is_clip(block[j])), None)
@@ -191,16 +194,25 @@ def mutants(path: str, source: str) -> Iterator[Mutant]:
                              _backwards_of_stored(tree, sc, source))
 
 
-def _steps_before(tree: ast.AST, stmt: ast.stmt, scaler: ast.expr, source: str) -> tuple[int, ...]:
-    """The lines of `<scaler>.step(...)` calls, the scaler spelled as at `stmt`, that come
-    before `stmt` in the innermost function holding it (the module body outside any)."""
+def _scaler_calls_around(tree: ast.AST, stmt: ast.stmt, scaler: ast.expr, source: str) -> tuple[int, ...]:
+    """The scaler spelled as at `stmt`: the lines of its `step(...)` calls in the file (a step
+    left without its update: before `stmt` in its function, which the next pass repeats, or
+    in another method of its class, `post_step` calling the dropped `update`), and of its
+    method calls after `stmt` in the innermost function holding it but `scale` (the
+    `unscale_`, `step` or wrapper method that now runs a second time since the last update,
+    where torch raises)."""
     home = _function_holding(tree, stmt.lineno)
+    inside = {id(n) for n in ast.walk(home)}
     spelled = ast.get_source_segment(source, scaler)
-    return tuple(sorted({
-        node.lineno for node in ast.walk(home)
-        if (call := _method_call(node, "step")) is not None and node.lineno < stmt.lineno
-        and ast.get_source_segment(source, call.func.value) == spelled  # type: ignore[attr-defined]
-    }))
+    lines = set()
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        if ast.get_source_segment(source, node.func.value) != spelled or node.lineno == stmt.lineno:
+            continue
+        if node.func.attr == "step" or (id(node) in inside and node.func.attr != "scale" and node.lineno > stmt.end_lineno):  # type: ignore[operator]
+            lines.add(node.lineno)
+    return tuple(sorted(lines))
 
 
 def _function_holding(tree: ast.AST, line: int) -> ast.AST:
@@ -562,7 +574,7 @@ def main() -> int:
             else (hits[kind], in_file[kind], total[kind], equiv[kind])
         )
         print(f"{kind:<20} {h:>9} {n:>8} {h / n if n else 0:>7.2f} {f:>8} {f / n if n else 0:>7.2f} {e:>22}")
-    print(f"(reported: a new AMP1xx finding within {NEAR} lines of the mutation or at the step, clip or backward the mutant leaves; in file: one anywhere in the mutated file)")
+    print(f"(reported: a new AMP1xx finding within {NEAR} lines of the mutation or at the step, later scaler call, clip or backward the mutant leaves wrong; in file: one anywhere in the mutated file)")
     for label, group in (("the 35 original repositories", True), ("the repositories added for issue 17", False)):
         part = [o for o in counted if BY_NAME[o.repo].original is group]
         if part:

@@ -48,6 +48,15 @@ def test_a_dropped_update_is_also_reported_at_the_step_it_leaves_without_one():
     assert dropped.anchors == (3,)
 
 
+def test_a_dropped_update_is_also_reported_at_the_later_scaler_call_that_now_raises():
+    source = (
+        "def train():\n    scaler.pre_step(loss, opt)\n    scaler.update()\n    sam.first_step()\n"
+        "    scaler.scale(loss2).backward()\n    scaler.unscale_(opt)\n    scaler.step(opt)\n    scaler.update()\n"
+    )
+    first = next(m for m in mutation_recall.mutants("t.py", source) if m.kind == "drop_update" and m.first == 3)
+    assert first.anchors == (6, 7, 8)
+
+
 def test_a_dropped_unscale_is_also_reported_at_the_clip_it_guarded():
     source = (
         "def train():\n    scaler.scale(loss).backward()\n    scaler.unscale_(opt)\n    # clip\n"
