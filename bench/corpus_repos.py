@@ -746,6 +746,32 @@ REPOS: tuple[Repo, ...] = (
     Repo("OpenGVLab/PonderV2", "aad65d6954633d82141de15d1eb5fa9a23964ee6", K.NERF_3D, late=True),
     Repo("ProgramerSalar/vae_from_scratch", "29a81ba765bbe779874c1d0c9451b7ce99db4b10", K.TTS_GAN, late=True),
     Repo("bshall/knn-vc", "848302a262f7299c738af49d74209790ed442a9f", K.SPEECH, late=True),
+    # stop 32, a twenty-third batch read first with the rules of 610c09f: a trainer library
+    # (tez), medical segmentation (nnFormer), a small VLM, masked image modelling (CAE), VITS2,
+    # RLHF on nanoGPT, tiny-ImageNet distillation, SRCNN, tabular prior-fitted networks,
+    # tracking (ViPT), weather nowcasting notebooks, point-cloud NAS, OCR, Stable Diffusion
+    # fine-tuning, Chinese ASR, a callback framework (argus), molecular-dynamics GNNs, a
+    # Kaggle RSNA solution, large-scale LM tutorials, world-model imitation learning
+    Repo("abhishekkrthakur/tez", "b13119057221f6ae43a984bf6cf9bb2385817b83", K.FRAMEWORK, late=True),
+    Repo("282857341/nnFormer", "d48aaeb05612a09538f70c38a2357149ea3a7ac0", K.DETECTION, late=True),
+    Repo("jingyaogong/minimind-v", "959561791f824a2591a3988d2e5a629cc7a9b605", K.MULTIMODAL, late=True),
+    Repo("Atten4Vis/CAE", "a7fd1628176358e3e76b0b042b0f6e9f3cd7c76c", K.VISION, late=True),
+    Repo("daniilrobnikov/vits2", "0525da4a558da999a725b9fddaa4584617df328b", K.TTS_GAN, late=True),
+    Repo("sanjeevanahilan/nanoChatGPT", "a77c85c2cdfca470a22df9547ed0757a34b1583f", K.LLM, late=True),
+    Repo("zeyuanyin/torchvision-tiny-imagenet", "803239641511617d0b0187a284d26c2bd8bc003e", K.VISION, late=True),
+    Repo("Lornatang/SRCNN-PyTorch", "a0a108ea47710118b7a3ba99d72290c409feacff", K.VISION, late=True),
+    Repo("automl/PFNs", "edfcdcf1ff57fe93c286e064839b1b87cf1081de", K.RESEARCH, late=True),
+    Repo("jiawen-zhu/ViPT", "f49f30186ebff5587600a61ff224bb341c0a3243", K.DETECTION, late=True),
+    Repo("ui07xWizardOp/paper-weather-nowcasting", "f4818a34c033084b780cae620975c6468a63c4fb", K.RESEARCH, late=True),
+    Repo("mit-han-lab/spvnas", "5c53224ca685844eb27caedf22817a89233ac0ce", K.NERF_3D, late=True),
+    Repo("Topdu/OpenOCR", "ae934e5699e820b4e27b42f667629fb1505c0b1b", K.VISION, late=True),
+    Repo("harubaru/waifu-diffusion", "1a83e470a4b2358f0353bc0df513c19f6c09d63a", K.DIFFUSION, late=True),
+    Repo("yeyupiaoling/MASR", "fe0010de33440a11bb843ff2c424db4b7a310ac7", K.SPEECH, late=True),
+    Repo("lRomul/argus", "87956a846df61bb3fc2ab11323ff6e0c952c2891", K.FRAMEWORK, late=True),
+    Repo("kyonofx/MDsim", "61ca2cfba373fd374343592556789fa30fbe3b56", K.RESEARCH, late=True),
+    Repo("Nischaydnk/RSNA-2023-1st-place-solution", "77ed554f80c626195d0e18adcd8a739b2a96ef86", K.VISION, late=True),
+    Repo("tunib-ai/large-scale-lm-tutorials", "ca29ff9f945a59abcc3e3f1000c4d83de97973d4", K.LLM, late=True),
+    Repo("Zoefia/Zoefia-aime-extrapolation", "c2e2194005ee20879f72e52c1d1f4d027b9eca97", K.RL, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
