@@ -93,6 +93,10 @@ class ConstEval:
                     out.setdefault(key, []).append(node)
         return out
 
+    def assigns(self, fn: cst.FunctionDef, name: str) -> bool:
+        """Whether `fn`'s own body assigns `name` (a parameter rebound before a test reads it)."""
+        return (fn, name) in self._by_scope
+
     def module_assignments(self) -> Iterator[tuple[str, list[Assignment]]]:
         """Each name assigned outside any function (at module level or in a class body),
         with its assignments: what a module name's value is read from."""

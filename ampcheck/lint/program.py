@@ -339,6 +339,9 @@ class FunctionProgram:
     self_name: Optional[str] = None  # the receiver parameter of a method
     returns: Optional[str] = None  # the qualified name of the class whose instances it returns
     returns_items: tuple[Optional[str], ...] = ()  # the same for each place of the tuple every `return` returns
+    # the parameters its body assigns anew: a test of one of them may read another value than
+    # the caller passed
+    rebound: tuple[str, ...] = ()
     node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
     @property
@@ -694,9 +697,11 @@ class _Builder:
             if info is not None:
                 param_bindings[name] = info
         kwonly = tuple(p.name.value for p in fn.params.kwonly_params)
+        rebound = tuple(name for name in (*params, *kwonly) if self.b.consts.assigns(fn, name))
         return FunctionProgram(
             scope_key(self.tree, fn), scope_key(self.tree, cls) if in_class and cls is not None else None,
-            tuple(params), kwonly, param_bindings, ops, self_name, self._returns(fn), self._returns_items(fn), node=fn,
+            tuple(params), kwonly, param_bindings, ops, self_name, self._returns(fn), self._returns_items(fn),
+            rebound=rebound, node=fn,
         )
 
     def _annotated_instance(self, fn: cst.FunctionDef, name: str) -> Optional[BindingInfo]:

@@ -835,7 +835,12 @@ class StepEvents:
         for op in frame.fn.ops:
             if len(out) > _MAX_EVENTS:
                 return
-            guards = frame.guards + tuple(Guard(g, frame.module.path, frame.via, frame.scope) for g in op.guards)
+            sides = [_side_of_a_constant_argument(frame, g) for g in op.guards] if frame.via else [None] * len(op.guards)
+            if False in sides:
+                continue  # (the `if training:` body of an epoch function its caller runs with `training=False`)
+            guards = frame.guards + tuple(
+                Guard(g, frame.module.path, frame.via, frame.scope) for g, side in zip(op.guards, sides) if side is None
+            )  # (a side the caller's constant always takes is no condition)
             if frame.via and _retested_the_other_way(frame.decided, guards[len(frame.guards):]):
                 continue  # (a helper's `if use_amp:` body, entered from its caller's `else`: never runs)
             if op.kind is OpKind.CALL:
@@ -1258,6 +1263,27 @@ def _retested_the_other_way(decided: dict[tuple, tuple[Branch, int]], inner: tup
     caller handed down, that `Guard.condition` gives one identity across the pass): that path
     never runs."""
     return any(g.kind is GuardKind.IF and decided.get(g.condition, g.side) != g.side for g in inner)
+
+
+def _side_of_a_constant_argument(frame: _Frame, g: GuardSpec) -> Optional[bool]:
+    """Whether an op under `g` runs, where `g` is a side of an `if param:` (or `if not
+    param:`) and the caller passes a constant as `param` that the function never rebinds:
+    True on the side the constant takes (`run_epoch(..., training=True)`, the `if training:`
+    body), False on the other; None for any other guard."""
+    if g.kind is not GuardKind.IF or g.test is None or g.branch not in (Branch.BODY, Branch.ORELSE):
+        return None
+    test, flip = (g.test.negated, True) if g.test.negated is not None else (g.test, False)
+    name = test.text
+    if name not in frame.args or name in frame.fn.rebound or test.names != (name,):
+        return None
+    value = _CONSTANT_TRUTH.get(frame.args[name].text or "")
+    if value is None:
+        return None
+    return (value != flip) == (g.branch is Branch.BODY)
+
+
+# the truth of a constant argument as written
+_CONSTANT_TRUTH = {"True": True, "False": False, "None": False, "0": False, "1": True}
 
 
 def _object(recv: Val, frame: _Frame) -> Optional[tuple]:
