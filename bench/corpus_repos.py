@@ -772,6 +772,32 @@ REPOS: tuple[Repo, ...] = (
     Repo("Nischaydnk/RSNA-2023-1st-place-solution", "77ed554f80c626195d0e18adcd8a739b2a96ef86", K.VISION, late=True),
     Repo("tunib-ai/large-scale-lm-tutorials", "ca29ff9f945a59abcc3e3f1000c4d83de97973d4", K.LLM, late=True),
     Repo("Zoefia/Zoefia-aime-extrapolation", "c2e2194005ee20879f72e52c1d1f4d027b9eca97", K.RL, late=True),
+    # stop 32, a twenty-fourth batch read first with the rules of f434cdb: a neural vocoder
+    # (DiffWave), deblurring, tracking (VideoX SeqTrack), LLM recommendation (P5), a retinal
+    # foundation model, video masked pretraining, 3D reconstruction (MCC), FSDP QLoRA, a climate
+    # emulator (ACE), vision-language adapters, quantisation-aware LLM training, protein
+    # fitness, retrieval embeddings (unicom), course notebooks, an EEG foundation model,
+    # pathology DINO (HIPT), a vision backbone, audio tagging (whisper-at), two forecasters
+    Repo("lmnt-com/diffwave", "0594106093b8d8c444de8bd8cd26482f653c569f", K.TTS_GAN, late=True),
+    Repo("SeungjunNah/DeepDeblur-PyTorch", "26047f7a67ab8d1dec083b5d9e1d83b53eedbd17", K.VISION, late=True),
+    Repo("microsoft/VideoX", "1744b2159c3d11694f94dab4fcde8660c685e79a", K.DETECTION, late=True),
+    Repo("jeykigung/P5", "1fa28ba7bb3946da94677013cc88e392cfc760ca", K.LLM, late=True),
+    Repo("rmaphoh/RETFound_MAE", "897d71c8c9b1d0ca1984370d4c4352722017b80a", K.VISION, late=True),
+    Repo("MCG-NJU/MGMAE", "af7beb988fa9b06fba44c87db037529166020a1f", K.VISION, late=True),
+    Repo("facebookresearch/MCC", "b04c97518360e4fdedfb6f090db7e90d0c2f8ae6", K.NERF_3D, late=True),
+    Repo("AnswerDotAI/fsdp_qlora", "05ed9f2a60f96a0795cb082bceab70a9b19fd213", K.LLM, late=True),
+    Repo("ai2cm/ace", "57c54a748cc7f06d9b5ad6d0e9e7922e5a3f54c2", K.RESEARCH, late=True),
+    Repo("ylsung/VL_adapter", "545fcbbdbbaec4c442de35567f6ae477ff4e8265", K.MULTIMODAL, late=True),
+    Repo("OpenGVLab/EfficientQAT", "78fd3fb6b6a2e70cc29d9e5d5f4fc6c3ea250619", K.LLM, late=True),
+    Repo("OATML-Markslab/ProteinNPT", "ba50f15671870039aff8cff97081073dfcc73eb2", K.RESEARCH, late=True),
+    Repo("deepglint/unicom", "ae7141123532a471f082753b993e8d504104a6fb", K.MULTIMODAL, late=True),
+    Repo("jeffheaton/app_deep_learning", "c8d1e529bda98281b5889524d759ac80a0310665", K.RESEARCH, late=True),
+    Repo("935963004/LaBraM", "c431221e6cfd23dbfa9950e0180682fb322b0548", K.RESEARCH, late=True),
+    Repo("mahmoodlab/HIPT", "780fafaed2e5b112bc1ed6e78852af1fe6714342", K.VISION, late=True),
+    Repo("LeapLabTHU/FLatten-Transformer", "abdb115f5406c0e1b6864aad7fe998a3f424ae76", K.VISION, late=True),
+    Repo("YuanGongND/whisper-at", "17d94d6acd53866390ce70f95afa13507dcb8aef", K.SPEECH, late=True),
+    Repo("wanghq21/MICN", "370c69b841d72246556ca05dd23163c560c22b5a", K.RESEARCH, late=True),
+    Repo("Secilia-Cxy/SOFTS", "f5d35fd7c3e716b6383ce6d3cc42c131e32c3c44", K.RESEARCH, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
