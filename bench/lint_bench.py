@@ -35,6 +35,7 @@ import json
 import shutil
 import sys
 import tempfile
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
@@ -152,7 +153,9 @@ class ChangedFile:
         self.lines = self.original.count(b"\n")
 
     def edit(self, round_no: int) -> None:
-        self.path.write_bytes(self.original + f"# lint_bench edit {round_no}\n".encode())
+        # a text no earlier run saw (the round alone repeats across runs, and the findings
+        # cache would replay the last run's result for it)
+        self.path.write_bytes(self.original + f"# lint_bench edit {round_no} {uuid.uuid4().hex}\n".encode())
 
     def restore(self) -> None:
         self.path.write_bytes(self.original)
