@@ -3,9 +3,9 @@
 `GradScaler(enabled=(dtype == "float16"))` with `dtype = "bfloat16"` above is off;
 `autocast("cuda", dtype=ptdtype)` with `ptdtype = {...}[dtype]` is bf16. Anything the
 evaluator cannot pin down is UNKNOWN, which rules read as "maybe". A name counts as a
-constant only when it is assigned exactly once in its scope (function, else module), and
-module names stop being constants in a file that rewrites its globals (`exec`, `globals()`),
-as nanoGPT's configurator does.
+constant only when it is assigned exactly once in its scope (function, else module) and no
+function declares it `global`, and module names stop being constants in a file that rewrites
+its globals (`exec`, `globals()`), as nanoGPT's configurator does.
 """
 from __future__ import annotations
 
@@ -179,12 +179,23 @@ class ConstEval:
             return UNKNOWN
         if local is None and self.module_dynamic:
             return UNKNOWN
+        if self._declared_global(expr.value):
+            return UNKNOWN  # (`global USE_AMP` in a function that sets it from the command line)
         node = assigns[0]
         if isinstance(node, cst.AugAssign) or node.value is None:
             return UNKNOWN
         if isinstance(node, cst.Assign) and not all(isinstance(t.target, cst.Name) for t in node.targets):
             return UNKNOWN
         return self.value(node.value, depth)
+
+    def _declared_global(self, name: str) -> bool:
+        """Whether a function of the file declares `global name`: it may rebind the module
+        name at run time, wherever its one module-level assignment is."""
+        parent = self.tree.parent
+        return any(
+            isinstance(item := parent(n), cst.NameItem) and isinstance(parent(item), cst.Global)
+            for n in self.tree.name_nodes.get(name, ())
+        )
 
     def _boolop(self, expr: cst.BooleanOperation, depth: int) -> Any:
         left = self.value(expr.left, depth)

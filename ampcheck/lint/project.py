@@ -370,20 +370,29 @@ class Project:
         Python file that can hold objects of the module `near` (`_texts_near`) quotes `word`
         other than as the key of a dict display (`"word": ...`): a subscript, a `.get`, a
         tuple of names looped over, anything that may read back what a checkpoint saved under
-        that key. The files that spell it are recorded: a cached result is replayed only
-        while they are unchanged."""
+        that key. The files that decided are recorded (the one that quotes it, else every one
+        that spells it only as a key): a cached result is replayed only while they are
+        unchanged."""
         quoted = re.compile(rf"""(["']){re.escape(word)}\1""")
         as_key = re.compile(rf"""(["']){re.escape(word)}\1\s*:(?!=)""")
+        spelled: list[str] = []
         for path, t in itertools.chain((("", text),), self._texts_near(near)):
             if word not in t:
                 continue
-            if path and self._recorded is not None:
-                digest = self.digests(path)
-                if digest is not None:
-                    self._recorded[os.path.abspath(path)] = digest
             if len(quoted.findall(t)) > len(as_key.findall(t)):
+                self._record_text(path)
                 return True
+            spelled.append(path)
+        for path in spelled:
+            self._record_text(path)
         return False
+
+    def _record_text(self, path: str) -> None:
+        """Record a file whose text (not its summary) an analysis read; "" for none."""
+        if path and self._recorded is not None:
+            digest = self.digests(path)
+            if digest is not None:
+                self._recorded[os.path.abspath(path)] = digest
 
     def _texts_near(self, near: str) -> Iterator[tuple[str, str]]:
         """The project's files that can hold objects of the module `near`: all of them, but in

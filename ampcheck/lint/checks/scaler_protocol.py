@@ -1069,7 +1069,7 @@ def _never_read_back(model: FileModel, e: Event) -> bool:
     def read(k: str) -> bool:
         return model.project.quoted_beyond_dict_keys(k, near, model.source)
 
-    return not any(read(k) for k in keys) and any(read(k) for k in others)
+    return any(read(k) for k in others) and not any(read(k) for k in keys)
 
 
 def _saved_without_the_scaler(model: FileModel) -> set[tuple[str, int]]:
