@@ -19,10 +19,9 @@ within 3 lines of the mutation, or where the mutant leaves its bug (the headline
 dropped `update()`, at a `step(...)` of the same scaler in the file, a step it leaves without an
 update, or at that scaler's next call in its function (the `unscale_` or `step` that now runs
 twice since the last update, where torch raises); for a dropped `unscale_`, at the clip it
-guarded; for a dropped
-`scale()` stored in a name, at that name's backward. The table also gives the share with such a
-finding anywhere in the mutated file (at an in-file clip helper or the call of a helper
-further away). Equivalent mutants (inside a GradScaler implementation, in a
+guarded; for a dropped `scale()` stored in a name, at that name's backward. The table also
+gives the share with such a finding anywhere in the mutated file (at an in-file clip helper
+or the call of a helper further away). Equivalent mutants (inside a GradScaler implementation, in a
 file whose only scaler is built with `enabled=False`, or pinned in EQUIVALENT with the reason:
 dead code, objects that are not torch GradScalers) are listed and left out, never counted.
 The originals are linted too, and every AMP1xx finding on them is listed, to be read and

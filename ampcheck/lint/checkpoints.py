@@ -97,24 +97,23 @@ def _mentions_scaler(tree: SourceTree, d: cst.Dict) -> bool:
     return False
 
 
-def optimizer_state_keys(bindings: Bindings, d: cst.Dict) -> tuple[str, ...]:
+def saved_state_keys(bindings: Bindings, d: cst.Dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The keys under which a checkpoint dict holds optimizer state, when each is a string
-    constant; () when one is not (a computed key: where it is read back cannot be searched
-    for)."""
-    keys = [bindings.consts.value(el.key) for el in d.elements if isinstance(el, cst.DictElement) and _optimizer_state(bindings, el)]
-    return tuple(keys) if all(isinstance(k, str) for k in keys) else ()  # type: ignore[arg-type]
-
-
-def other_state_keys(bindings: Bindings, d: cst.Dict) -> tuple[str, ...]:
-    """The string-constant keys under which a checkpoint dict holds the `state_dict()` of
-    something other than an optimizer (the model, an EMA copy, a scheduler)."""
-    keys = []
+    constant (() when one is not: where a computed key is read back cannot be searched for),
+    and the string-constant keys under which it holds the `state_dict()` of something else
+    (the model, an EMA copy, a scheduler)."""
+    optimizer: list[object] = []
+    others: list[str] = []
     for el in d.elements:
-        if isinstance(el, cst.DictElement) and not _optimizer_state(bindings, el) and _state_dict_call(el.value):
-            key = bindings.consts.value(el.key)
-            if isinstance(key, str):
-                keys.append(key)
-    return tuple(keys)
+        if not isinstance(el, cst.DictElement):
+            continue
+        key = bindings.consts.value(el.key)
+        if _optimizer_state(bindings, el):
+            optimizer.append(key)
+        elif _state_dict_call(el.value) and isinstance(key, str):
+            others.append(key)
+    keys = tuple(k for k in optimizer if isinstance(k, str))
+    return (keys if len(keys) == len(optimizer) else ()), tuple(others)
 
 
 def _state_dict_call(v: cst.BaseExpression) -> bool:

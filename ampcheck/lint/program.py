@@ -45,7 +45,7 @@ from typing import Any, Iterable, Iterator, Optional, Sequence, Union
 import libcst as cst
 
 from ampcheck.lint.bindings import Binding, Bindings, is_get_scale
-from ampcheck.lint.checkpoints import checkpoint_without_scaler, optimizer_state_keys, other_state_keys
+from ampcheck.lint.checkpoints import checkpoint_without_scaler, saved_state_keys
 from ampcheck.lint.closures import keeps_alias
 from ampcheck.lint.codec import Codec
 from ampcheck.lint.consteval import named_param, param_names
@@ -1065,9 +1065,10 @@ class _Builder:
             d = checkpoint_without_scaler(self.tree, self.b, call)
             if d is None:
                 return Op(OpKind.SAVE, guards, text=self._text(call.func), node=call)
+            optimizer_keys, state_keys = saved_state_keys(self.b, d)
             return Op(
                 OpKind.SAVE, guards, text=self._text(call.func), checkpoint=id(d),
-                optimizer_keys=optimizer_state_keys(self.b, d), state_keys=other_state_keys(self.b, d), node=call,
+                optimizer_keys=optimizer_keys, state_keys=state_keys, node=call,
             )
         if _AUTOGRAD_GRAD in quals:
             return Op(OpKind.AUTOGRAD_GRAD, guards, text=self._text(call.func), node=call)

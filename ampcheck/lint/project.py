@@ -373,13 +373,12 @@ class Project:
         that key. The files that decided are recorded (the one that quotes it, else every one
         that spells it only as a key): a cached result is replayed only while they are
         unchanged."""
-        quoted = re.compile(rf"""(["']){re.escape(word)}\1""")
-        as_key = re.compile(rf"""(["']){re.escape(word)}\1\s*:(?!=)""")
+        quoted = re.compile(rf"""(["']){re.escape(word)}\1(\s*:(?!=))?""")  # group 2: a dict display's key
         spelled: list[str] = []
         for path, t in itertools.chain((("", text),), self._texts_near(near)):
             if word not in t:
                 continue
-            if len(quoted.findall(t)) > len(as_key.findall(t)):
+            if any(m.group(2) is None for m in quoted.finditer(t)):
                 self._record_text(path)
                 return True
             spelled.append(path)
