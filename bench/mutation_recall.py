@@ -325,6 +325,12 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             "fairscale's LayerwiseGradientScaler (backward hooks per layer), not a torch GradScaler"
         for line in (129, 208)
     },
+    **{
+        ("allenai/allennlp", "tests/nn/parallel/fairscale_fsdp_accelerator_test.py", kind, line):
+            "dead code: `scaler: Optional[amp.GradScaler] = None` is never rebound (its init is a TODO), so the "
+            "`if scaler is not None:` branch never runs"
+        for kind, line in (("drop_scale", 177), ("step_to_opt", 178), ("drop_update", 179))
+    },
     ("FunAudioLLM/CosyVoice", "cosyvoice/utils/train_utils.py", "step_to_opt", 306):
         "the step is already gated on torch.isfinite(grad_norm) after unscale_: it skips where scaler.step would",
     ("pytorch/rl", "sota-implementations/grpo/grpo-async.py", "step_to_opt", 303):

@@ -25,9 +25,59 @@ def checkpoint_without_scaler(tree: SourceTree, bindings: Bindings, call: cst.Ca
     d = _saved_dict(tree, call.args[0].value, call)
     if d is None or not _has_optimizer_state(bindings, d) or _mentions_scaler(tree, d):
         return None
-    if _scaler_saved_beside(tree, call):
+    if _scaler_saved_beside(tree, call) or _saved_where_its_scaler_is_none(tree, call):
         return None
     return d
+
+
+def _saved_where_its_scaler_is_none(tree: SourceTree, call: cst.Call) -> bool:
+    """Whether this save runs only where a scaler is None whose state the same function
+    saves, under a key naming it, on its other side (`if loss_scaler is not None: ...
+    {"scaler": loss_scaler.state_dict()} ... else: torch.save({"model": ..., "optimizer":
+    ...})`): without a scaler there is no scale to keep. The tested object must be the one
+    saved as the scaler: a save on the None side of an EMA model (`if model_ema is not None:`)
+    still leaves a scaler out."""
+    fn = tree.enclosing_function(call)
+    child: cst.CSTNode = call
+    for anc in tree.ancestors(call):
+        if anc is fn:
+            return False
+        if isinstance(anc, cst.If) and child is not anc.test:
+            tested = _none_side(anc.test, child is anc.body)
+            if tested is not None and _saved_as_scaler(tree, fn, tested):
+                return True
+        child = anc
+    return False
+
+
+def _none_side(test: cst.BaseExpression, body: bool) -> Optional[str]:
+    """The object a branch of `if <test>:` runs only while it is None (or falsy): the body of
+    `if x is None:` or `if not x:`, the else of `if x is not None:` or `if x:`."""
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, body = test.expression, not body
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and dotted(test.comparisons[0].comparator) == "None":
+        op = test.comparisons[0].operator
+        none_when = body if isinstance(op, cst.Is) else not body if isinstance(op, cst.IsNot) else None
+        return dotted(test.left) if none_when else None
+    return None if body else dotted(test)
+
+
+def _saved_as_scaler(tree: SourceTree, fn: Optional[cst.FunctionDef], obj: str) -> bool:
+    """Whether `fn` writes `obj.state_dict()` into a checkpoint under a key naming the
+    scaler: `{"scaler": obj.state_dict()}` or `ckpt["scaler"] = obj.state_dict()`."""
+    for c in tree.calls:
+        if not _state_dict_call(c) or dotted(c.func.value) != obj or tree.enclosing_function(c) is not fn:  # type: ignore[attr-defined]
+            continue
+        holder = tree.parents.get(c)
+        if isinstance(holder, cst.DictElement) and holder.value is c:
+            key: Optional[cst.CSTNode] = holder.key
+        elif isinstance(holder, cst.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0].target, cst.Subscript):
+            key = holder.targets[0].target.slice[0]
+        else:
+            key = None
+        if key is not None and _SCALER_STATE.search(tree.code_for(key)):
+            return True
+    return False
 
 
 def _scaler_saved_beside(tree: SourceTree, call: cst.Call) -> bool:
