@@ -798,6 +798,17 @@ REPOS: tuple[Repo, ...] = (
     Repo("YuanGongND/whisper-at", "17d94d6acd53866390ce70f95afa13507dcb8aef", K.SPEECH, late=True),
     Repo("wanghq21/MICN", "370c69b841d72246556ca05dd23163c560c22b5a", K.RESEARCH, late=True),
     Repo("Secilia-Cxy/SOFTS", "f5d35fd7c3e716b6383ce6d3cc42c131e32c3c44", K.RESEARCH, late=True),
+    # stop 33, a twenty-fifth batch read first with the rules of f44d5ca (six: the session's
+    # fetch budget ran out re-fetching the corpus): off-policy RL for humanoid control
+    # (FastTD3), flow-matching TTS on icefall-style trainers (ZipVoice), a time-series
+    # forecaster, medical segmentation (VM-UNet), FFCV ImageNet training, 3D-language
+    # pretraining (ULIP)
+    Repo("younggyoseo/FastTD3", "229ed59bbf43ea2f7a2d5d90d1076314839944d7", K.RL, late=True),
+    Repo("k2-fsa/ZipVoice", "2f7326fbfe999a3ad179e3f1af82a424d4a62819", K.TTS_GAN, late=True),
+    Repo("thuml/TimeXer", "76011909357972bd55a27adba2e1be994d81b327", K.RESEARCH, late=True),
+    Repo("JCruan519/VM-UNet", "43c495bfd0cb2bd58fd0147687c60c9c624c4840", K.DETECTION, late=True),
+    Repo("libffcv/ffcv-imagenet", "4dd291a122096a2032ec9fd19633e1b9aff3577d", K.VISION, late=True),
+    Repo("salesforce/ULIP", "f194ddbfc1219ee1030e866b8be62d77539a3642", K.MULTIMODAL, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.

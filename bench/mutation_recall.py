@@ -331,6 +331,13 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             "`if scaler is not None:` branch never runs"
         for kind, line in (("drop_scale", 177), ("step_to_opt", 178), ("drop_update", 179))
     },
+    **{
+        ("younggyoseo/FastTD3", path, "drop_update", line):
+            "one scaler for the critic and the actor: update_pol runs only right after update_main, whose update() "
+            "at the next iteration resets both optimizers and reads the actor's inf check with the critic's; nothing "
+            "raises and the scale still adapts (torch's one-update-after-all-steps recipe, shifted by one call)"
+        for path, line in (("fast_td3/train.py", 522), ("fast_td3/train_multigpu.py", 560))
+    },
     ("FunAudioLLM/CosyVoice", "cosyvoice/utils/train_utils.py", "step_to_opt", 306):
         "the step is already gated on torch.isfinite(grad_norm) after unscale_: it skips where scaler.step would",
     ("pytorch/rl", "sota-implementations/grpo/grpo-async.py", "step_to_opt", 303):
