@@ -3,7 +3,7 @@ the project. Facets are built on first use, each from the tree and the facets be
 check pays only for what it asks and no check walks the tree again.
 
 Layers, each importing only those below it: walk/names -> tree -> consteval -> bindings ->
-regions, casts -> program (the file's step programs, its ModuleSummary) -> project (every
+regions (and reach, over them), casts -> program (the file's step programs, its ModuleSummary) -> project (every
 module's summary) -> steps (sequences replayed across the project) -> this model -> checks;
 assertions (what code asserts on, asked by the checks) sits on the tree.
 """
@@ -23,6 +23,7 @@ from ampcheck.lint.casts import Casts
 from ampcheck.lint.consteval import ConstEval
 from ampcheck.lint.program import ModuleSummary, StatementPrograms, build_summary
 from ampcheck.lint.project import Project
+from ampcheck.lint.reach import AutocastReach
 from ampcheck.lint.regions import AutocastRegion, Regions
 from ampcheck.lint.steps import Event, EventKind, StepEvents
 from ampcheck.lint.timings import Phase, timed
@@ -62,6 +63,11 @@ class FileModel(SourceTree):
     @timed(Phase.MODEL)
     def regions(self) -> Regions:
         return Regions(self, self.consts)
+
+    @cached_property
+    @timed(Phase.MODEL)
+    def reach(self) -> AutocastReach:
+        return AutocastReach(self, self.regions)
 
     @cached_property
     @timed(Phase.MODEL)

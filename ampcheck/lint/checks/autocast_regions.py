@@ -227,7 +227,7 @@ def custom_function_without_amp_decorators(model: FileModel) -> Iterable[Finding
             f.name.value: f for f in model.functions if model.parent(model.parent(f)) is cls and f.name.value in _AMP_DECORATORS
         }
         forward = methods.get("forward")
-        if forward is None or _applied_only_without_autocast(model, cls) or _used_only_by_tests(model, cls):
+        if forward is None or _applied_outside_this_files_autocast(model, cls, methods.values()) or _used_only_by_tests(model, cls):
             continue
         if all(_autocast_neutral(model, fn, _ctx_name(fn), set()) for fn in methods.values()):
             continue
@@ -466,15 +466,23 @@ def _ctx_name(method: cst.FunctionDef) -> Optional[str]:
     return method.params.params[0].name.value if method.params.params else None
 
 
-def _applied_only_without_autocast(model: FileModel, cls: cst.ClassDef) -> bool:
-    """Every `Cls.apply(...)` in the file runs under `autocast(enabled=False)` (apex casts the
-    inputs itself, then applies the Function with autocast off): forward and backward then
-    agree."""
+def _applied_outside_this_files_autocast(model: FileModel, cls: cst.ClassDef, methods: Iterable[cst.FunctionDef]) -> bool:
+    """Every `Cls.apply(...)` of the file runs where none of the file's own autocast regions
+    reaches (`model.reach`), and the class is named nowhere else (not handed on, aliased or
+    stored): its forward and backward then run in the state its callers' files choose, which
+    this file's use of autocast says nothing of. Applied under `autocast(enabled=False)` (apex
+    casts the inputs itself, then applies the Function with autocast off), forward and backward
+    agree; applied after the one region of the method closes (insightface's
+    `DistCrossEntropyFunc`, through `PartialFC.forward`), the region never runs it."""
+    name = cls.name.value
     applies = [
         c for c in model.calls
-        if isinstance(c.func, cst.Attribute) and c.func.attr.value == "apply" and dotted(c.func.value) == cls.name.value
+        if isinstance(c.func, cst.Attribute) and c.func.attr.value == "apply" and dotted(c.func.value) == name
     ]
-    return bool(applies) and all((r := model.regions.enclosing(c)) is not None and r.enabled is False for c in applies)
+    named = [n for n in model.name_nodes.get(name, []) if n is not cls.name]
+    if len(named) != len(applies) or any(model.regions.active(fn.body) is not None for fn in methods):
+        return False  # handed on, or a method runs under autocast whoever applies it
+    return not any(model.reach.may_run_under(c) for c in applies)
 
 
 def _used_only_by_tests(model: FileModel, cls: cst.ClassDef) -> bool:
