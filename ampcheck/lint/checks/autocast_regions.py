@@ -155,7 +155,24 @@ def _handed_to_a_call(model: FileModel, cast: Cast) -> bool:
     give them (lower-precision ops that dtype, fp32-listed ops their fp32 inputs, arithmetic with
     fp32 weights promoted back). A torch function fed the cast (`torch.tanh(x.half())`) runs
     in it whatever autocast's policy says, and stays reported."""
-    return _handed_over(model, cast.call) or _stored_to_hand_over(model, cast.call)
+    value = _after_moves(model, cast.call)
+    return _handed_over(model, value) or _stored_to_hand_over(model, value)
+
+
+_MOVES = frozenset({"to", "cuda", "contiguous", "pin_memory"})
+
+
+def _after_moves(model: FileModel, cast: cst.Call) -> cst.Call:
+    """The value a cast becomes through the moves chained on it (`x.to(torch.bfloat16)
+    .to(device_id)`, `.cuda()`, `.contiguous()`): a device move keeps the dtype, and a further
+    `.to(...)` that casts again leaves the first cast's dtype to no op."""
+    value = cast
+    while True:
+        attr = model.parent(value)
+        call = model.parent(attr) if isinstance(attr, cst.Attribute) and attr.value is value else None
+        if not (isinstance(call, cst.Call) and call.func is attr and attr.attr.value in _MOVES):  # type: ignore[union-attr]
+            return value
+        value = call
 
 
 def _stored_to_hand_over(model: FileModel, cast: cst.Call) -> bool:
