@@ -342,6 +342,9 @@ class FunctionProgram:
     # the parameters its body assigns anew: a test of one of them may read another value than
     # the caller passed
     rebound: tuple[str, ...] = ()
+    # the qualified name of the function nested in it that every `return` returns: a factory of
+    # a closure (`fwd_bwd = self.make_fwd_bwd(scaler)`, later `fwd_bwd(batch)`)
+    returns_function: Optional[str] = None
     node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
     @property
@@ -701,8 +704,19 @@ class _Builder:
         return FunctionProgram(
             scope_key(self.tree, fn), scope_key(self.tree, cls) if in_class and cls is not None else None,
             tuple(params), kwonly, param_bindings, ops, self_name, self._returns(fn), self._returns_items(fn),
-            rebound=rebound, node=fn,
+            rebound=rebound, returns_function=self._returns_function(fn), node=fn,
         )
+
+    def _returns_function(self, fn: cst.FunctionDef) -> Optional[str]:
+        """The function defined in `fn` itself that every `return` of it returns by name."""
+        found = set()
+        for node in self.tree.returns_of(fn):
+            name = node.value.value if isinstance(node.value, cst.Name) else None
+            inner = self._local_functions.get((fn, name)) if name is not None else None
+            if inner is None:
+                return None
+            found.add(scope_key(self.tree, inner))
+        return f"{self.module_name}.{found.pop()}" if len(found) == 1 else None
 
     def _annotated_instance(self, fn: cst.FunctionDef, name: str) -> Optional[BindingInfo]:
         """A parameter annotated with a class the project may hold (`engine: SupervisedTrainer`,

@@ -1115,6 +1115,9 @@ class StepEvents:
             if b.passed_as is not None:
                 made = self._passed_to(self_cls, b.passed_as) if self_cls is not None else None
             else:
+                closure = self._made_closure(b.made_by, module, self_cls) if b.made_item is None else None
+                if closure is not None:
+                    return Val(text, BindingInfo("function", closure), qualname=qualname)
                 made = self._made(b.made_by, module, self_cls, b.made_item)
             if made is None and b.used_as_scaler:
                 # what the project cannot follow (`instantiate(cfg.scaler)`, a registry's build)
@@ -1138,23 +1141,30 @@ class StepEvents:
         """The qualified name of the class a project function returns (`self.setup_optimizers`
         resolved on the object's class, or a function by name), or returns in place `item` of
         the tuple it returns."""
-        if maker is None:
+        found = self._maker(maker, module, self_cls) if maker is not None else None
+        if found is None:
             return None
-        if maker.startswith("self."):
-            found = self.project.method(*self_cls, maker[len("self."):]) if self_cls is not None else None
-            if found is None:
-                return None
-            home, fn = found[0], found[2]
-        else:
-            symbol = self.project.lookup(maker, module)
-            if symbol is None or symbol.function is None:
-                return None
-            home, fn = symbol.module, symbol.function
+        home, fn = found
         if item is None:
             returned = fn.returns
         else:
             returned = fn.returns_items[item] if item < len(fn.returns_items) else None
         return self._qualified(returned, home) if returned is not None else None
+
+    def _maker(self, maker: str, module: ModuleSummary, self_cls: Optional[ClassRef]) -> Optional[tuple[ModuleSummary, FunctionProgram]]:
+        """The project function a maker names (`self.setup_optimizers` resolved on the
+        object's class, or a function by name), with its module."""
+        if maker.startswith("self."):
+            found = self.project.method(*self_cls, maker[len("self."):]) if self_cls is not None else None
+            return (found[0], found[2]) if found is not None else None
+        symbol = self.project.lookup(maker, module)
+        return (symbol.module, symbol.function) if symbol is not None and symbol.function is not None else None
+
+    def _made_closure(self, maker: Optional[str], module: ModuleSummary, self_cls: Optional[ClassRef]) -> Optional[str]:
+        """The qualified name of the function a project factory returns (a closure it defines),
+        so that calling what it made runs that function."""
+        found = self._maker(maker, module, self_cls) if maker is not None else None
+        return found[1].returns_function if found is not None else None
 
     def _outside_project(self, maker: Optional[str], module: ModuleSummary) -> bool:
         """Whether `maker` is a function by name that no module of the project defines."""
