@@ -134,6 +134,9 @@ class BindingInfo:
     passed_as: Optional[str] = None  # an "instance" of what the class's constructions pass as this `__init__` parameter
     used_as_scaler: bool = False  # ... used in its file as only a GradScaler is (a scaler where the project cannot say what made it)
     unit_scale: bool = False  # a GradScaler built with `init_scale=1`
+    # an optimizer built from all the parameters of one module and no others (`Adam(self.policy.parameters())`):
+    # the key of the class (for `self.` attributes) or function it was built in, and that module as written there
+    owns: Optional[tuple[str, str]] = None
 
 
 # -- references ----------------------------------------------------------------------------------------
@@ -325,6 +328,8 @@ class Op:
     # a clip whose threshold is a product of these values: right when one is the loss scale
     # (`clip_grad_norm_(params, max_norm * scale)` with a caller's `scale=scaler.get_scale()`)
     threshold: tuple[Ref, ...] = ()
+    # a clip of the parameters of one module (`clip_grad_norm_(self.policy.parameters(), ...)`): that module, as written
+    clips: Optional[str] = None
     node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
 
@@ -789,7 +794,50 @@ class _Builder:
         return BindingInfo(
             b.kind, b.qualname, b.enabled, b.device, cls, b.inferred, b.toggles, self._maker(b), b.item, unit_scale=b.unit_scale,
             used_as_scaler=b.kind == "instance" and b.maker is not None and self.b.used_as_scaler(b),
+            owns=self._owns(b) if b.kind == "optimizer" else None,
         )
+
+    def _owns(self, b: Binding) -> Optional[tuple[str, str]]:
+        """Where an optimizer was built, and the module whose parameters (all, and only those)
+        it was built from, when that module is an object of its own (`_own_module`): a name
+        means one object only in the scope it is written in."""
+        receiver = _parameters_receiver(_first_param_arg(b.node)) if isinstance(b.node, cst.Call) else None
+        module = dotted(receiver) if receiver is not None and self._own_module(receiver) else None
+        if module is None:
+            return None
+        where = self.tree.enclosing_class(b.node) if module.startswith("self.") else self.tree.enclosing_function(b.node)
+        return (scope_key(self.tree, where), module) if where is not None else ("", module)
+
+    def _own_module(self, expr: cst.BaseExpression) -> bool:
+        """Whether a module (a name, or a `self.` attribute) is an object of its own, sharing
+        no parameters with another: every value assigned to it constructs a class (`DiscreteFF(
+        obs_size, ...).to(device)`) from arguments that name no other object of its scope (no
+        `self.` attribute, no local assigned a call), so neither a wrapper of another module
+        (`DDP(model)`, `nn.Sequential(self.backbone, self.head)`) nor an alias of one
+        (`model_without_ddp = model.module`)."""
+        values = self.tree.values_of(expr)
+        return bool(values) and all(self._fresh_construction(v, expr) for v in values)
+
+    def _fresh_construction(self, value: cst.BaseExpression, at: cst.CSTNode) -> bool:
+        while (
+            isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _MODULE_MOVES
+        ):
+            value = value.func.value
+        if not isinstance(value, cst.Call):
+            return False
+        name = dotted(value.func)
+        if name is None or not name.rpartition(".")[2][:1].isupper():
+            return False
+        for arg in value.args:
+            for node in _walk_nodes(self.tree, arg.value):
+                text = dotted(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
+                if text is None:
+                    continue
+                if text.startswith("self.") or (
+                    isinstance(node, cst.Name) and any(isinstance(v, cst.Call) for v in self.tree.values_of(node))
+                ):
+                    return False
+        return True
 
     def _maker(self, b: Binding) -> Optional[str]:
         func = b.maker
@@ -1296,13 +1344,15 @@ class _Builder:
         positional = [a.value for a in call.args if a.keyword is None and not a.star]
         if threshold is None and len(positional) > 1:
             threshold = positional[1]
+        receiver = _parameters_receiver(positional[0]) if positional else None
+        clips = dotted(receiver) if receiver is not None and self._own_module(receiver) else None
         if threshold is None:
-            return Op(OpKind.GRAD_USE, guards, text=self._text(call.func), node=call)
+            return Op(OpKind.GRAD_USE, guards, text=self._text(call.func), clips=clips, node=call)
         if self._loss_scale(threshold):
             return None
         # what the factors are, the caller (or the object) says
         by = tuple(r for r in map(self.ref, _factors(threshold)) if isinstance(r, (Param, Attr, Member)))
-        return Op(OpKind.GRAD_USE, guards, text=self._text(call.func), threshold=by, node=call)
+        return Op(OpKind.GRAD_USE, guards, text=self._text(call.func), threshold=by, clips=clips, node=call)
 
     def _loss_scale(self, expr: cst.BaseExpression) -> bool:
         """Whether an expression is a scaler's current scale, or a product with it: it holds a
@@ -1637,3 +1687,22 @@ def _names_in(target: cst.BaseExpression) -> Iterator[cst.Name]:
 
 # -- the disk form -------------------------------------------------------------------------------------
 _TAGGED = (Param, Attr, Value, Member, Scaled, Local, Imported, SelfMethod, Method, Unknown)
+
+
+_MODULE_MOVES = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "half", "bfloat16", "requires_grad_"})
+
+
+def _parameters_receiver(expr: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
+    """`m` of `m.parameters()` (no arguments: every parameter of `m`, recursively)."""
+    if isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "parameters":
+        return expr.func.value
+    return None
+
+
+def _first_param_arg(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """What an optimizer construction is handed as its parameters: its first positional
+    argument, or `params=`."""
+    return next(
+        (a.value for a in call.args if (a.keyword is None and not a.star) or (a.keyword is not None and a.keyword.value == "params")),
+        None,
+    )

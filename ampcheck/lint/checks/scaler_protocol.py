@@ -469,15 +469,20 @@ def _unscale_without_backward(step: _Step, o: Event) -> Optional[Event]:
     return None
 
 
-def _last_backward(step: _Step, e: Event, stop: tuple[EventKind, ...] = ()) -> Optional[Event]:
+def _last_backward(
+    step: _Step, e: Event, stop: tuple[EventKind, ...] = (), passes: Callable[[Event], bool] = lambda _: False,
+) -> Optional[Event]:
     """The backward whose gradients `e` consumes: the nearest one before it that can run with
     it (a framework's backward included); None when an event of a `stop` kind that can run
-    with it comes first, unless the last pass of a loop `e` is after may have skipped it
-    (`_left_by_the_last_pass`), or a scaler's call on the other side of a switch of AMP from
-    `e` (`e` is on the AMP-off side, whatever the backward its helpers run)."""
+    with it comes first (one that `passes` leaves `e`'s gradients alone), unless the last
+    pass of a loop `e` is after may have skipped it (`_left_by_the_last_pass`), or a scaler's
+    call on the other side of a switch of AMP from `e` (`e` is on the AMP-off side, whatever
+    the backward its helpers run)."""
     scaled = step.of(EventKind.SCALED_BACKWARD)
     skipped: list[tuple[Event, Guard]] = []
     for prev in reversed(step.events[: step.index(e)]):
+        if prev.kind in stop and passes(prev):
+            continue
         if prev.kind in stop and exclusive(prev, e):
             if prev.scaler is not None and step.alternative(e, prev, prev.binding, prev.scaler):
                 return None  # (`e` is on the AMP-off side of a switch its scaler's calls are on the other side of)
@@ -688,13 +693,16 @@ def grads_used_while_scaled(model: FileModel) -> Iterator[Finding]:
 def _amp104(step: _Step) -> Iterator[tuple[Event, str]]:
     scalers = step.scalers()
     for g in step.of(EventKind.GRAD_USE):
-        back = _last_backward(step, g, stop=(EventKind.UNSCALE, EventKind.SCALER_STEP, EventKind.OPAQUE)) or _unscale_after_read(step, g)
+        back = _last_backward(
+            step, g, stop=(EventKind.UNSCALE, EventKind.SCALER_STEP, EventKind.OPAQUE), passes=lambda x: _unscales_other_parameters(x, g),
+        ) or _unscale_after_read(step, g)
         if back is None or back.kind not in (EventKind.SCALED_BACKWARD, EventKind.UNSCALE) or back.scaler not in scalers:
             continue
         s, b = back.scaler, scalers[back.scaler]
         if step.blocked(s, at=g, since=back):
             continue
-        first = next((x for x in step.events[step.index(g):] if x.kind in (EventKind.UNSCALE, EventKind.SCALER_STEP) and x.scaler == s), None)
+        later = [x for x in step.events[step.index(g):] if x.kind in (EventKind.UNSCALE, EventKind.SCALER_STEP) and x.scaler == s]
+        first = next((x for x in later if _owns_what_is_clipped(x, g)), later[0] if later else None)
         at = _call_leading_to(g, back, first)
         does = "reads a gradient" if g.op.text.endswith(".grad") else "clips gradients"
         what = f"`{g.op.text}` {does}" if at is g else f"`{at.op.text}` runs `{g.op.text}`, which {does}"
@@ -703,6 +711,30 @@ def _amp104(step: _Step) -> Iterator[tuple[Event, str]]:
             f"norms are off by that factor; call `{_call_text(s, 'unscale_', first.target if first else None)}` "
             "before it")
         )
+
+
+def _unscales_other_parameters(x: Event, g: Event) -> bool:
+    """Whether `x` unscales an optimizer built from all the parameters of one module
+    (`Adam(self.value_net.parameters())`) and the clip `g`, written where that module's name
+    means the same object (the methods of the class for a `self.` attribute, else the function
+    that built the optimizer), reads those of another (`clip_grad_norm_(self.policy.parameters(),
+    ...)`), neither module holding the other: `unscale_` divides only its optimizer's
+    gradients (GradScaler keeps its inf checks and stage per optimizer), so the clip's stay
+    scaled."""
+    owns = x.target_binding.owns if x.kind is EventKind.UNSCALE and x.target_binding is not None else None
+    clips = g.op.clips
+    if owns is None or clips is None or x.path != g.path:
+        return False
+    where, module = owns
+    if not (g.function.startswith(where + ".") if module.startswith("self.") else g.function == where):
+        return False
+    return not (module == clips or module.startswith(clips + ".") or clips.startswith(module + "."))
+
+
+def _owns_what_is_clipped(x: Event, g: Event) -> bool:
+    """Whether the optimizer of `x` was built from the very module whose parameters `g` clips:
+    the one to unscale before the clip."""
+    return x.target_binding is not None and x.target_binding.owns is not None and x.target_binding.owns[1] == g.op.clips
 
 
 def _unscale_after_read(step: _Step, g: Event) -> Optional[Event]:
