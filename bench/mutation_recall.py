@@ -475,7 +475,7 @@ def window(text: str, first: int, last: int, context: int = NEAR) -> str:
     return "\n".join(f"{n:>5}{'>' if first <= n <= last else ' '} {lines[n - 1]}" for n in range(lo, hi + 1))
 
 
-def _files_to_mutate(repo: str, root: Path) -> list[tuple[Path, str, list[Mutant]]]:
+def files_to_mutate(repo: str, root: Path) -> list[tuple[Path, str, list[Mutant]]]:
     """The files of the repository with mutation sites (their text and mutants), in path
     order; for a repository in SAMPLED, the deterministic sample of them."""
     found = []
@@ -506,7 +506,7 @@ def run_repo(repo: str, git: Path, commit: str, verbose: bool) -> tuple[list[Out
         materialise(git, commit, root)
         os.chdir(root)
         try:
-            for file, original, sites in _files_to_mutate(repo, root):
+            for file, original, sites in files_to_mutate(repo, root):
                 rel = file.relative_to(root).as_posix()
                 before = amp1(root, rel)
                 for code, line, message in before:

@@ -73,3 +73,14 @@ def test_a_dropped_scale_stored_in_a_name_is_also_reported_at_that_names_backwar
     )
     (dropped,) = [m for m in mutation_recall.mutants("t.py", source) if m.kind == "drop_scale"]
     assert dropped.anchors == (5,)
+
+
+def test_loose_files_are_linted_and_mutated_as_a_project_of_their_own(tmp_path):
+    import loose_files
+
+    folder = tmp_path / "group" / "owner+name"
+    folder.mkdir(parents=True)
+    (folder / "train.py").write_text((ROOT / "fixtures" / "amp1xx" / "amp109_helper.py").read_text())
+    assert [line.split(": ")[1].split()[0] for line in loose_files.findings(folder)] == ["AMP109"]
+    total, hits, missed = loose_files.mutate(folder)
+    assert sum(total.values()) == 3 and not missed
