@@ -816,9 +816,11 @@ class _Builder:
         (`DDP(model)`, `nn.Sequential(self.backbone, self.head)`) nor an alias of one
         (`model_without_ddp = model.module`)."""
         values = self.tree.values_of(expr)
-        return bool(values) and all(self._fresh_construction(v, expr) for v in values)
+        return bool(values) and all(self._fresh_construction(v) for v in values)
 
-    def _fresh_construction(self, value: cst.BaseExpression, at: cst.CSTNode) -> bool:
+    def _fresh_construction(self, value: cst.BaseExpression) -> bool:
+        """A construction of a class, moved or switched to a mode at most, handed nothing that
+        names another object of its scope."""
         while (
             isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _MODULE_MOVES
         ):
@@ -1685,10 +1687,6 @@ def _names_in(target: cst.BaseExpression) -> Iterator[cst.Name]:
             yield from _names_in(el.value)
 
 
-# -- the disk form -------------------------------------------------------------------------------------
-_TAGGED = (Param, Attr, Value, Member, Scaled, Local, Imported, SelfMethod, Method, Unknown)
-
-
 _MODULE_MOVES = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "half", "bfloat16", "requires_grad_"})
 
 
@@ -1706,3 +1704,7 @@ def _first_param_arg(call: cst.Call) -> Optional[cst.BaseExpression]:
         (a.value for a in call.args if (a.keyword is None and not a.star) or (a.keyword is not None and a.keyword.value == "params")),
         None,
     )
+
+
+# -- the disk form -------------------------------------------------------------------------------------
+_TAGGED = (Param, Attr, Value, Member, Scaled, Local, Imported, SelfMethod, Method, Unknown)
