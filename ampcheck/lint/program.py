@@ -1114,7 +1114,7 @@ class _Builder:
             return None
         if last in CLIP:
             return self._clip(call, guards)
-        local = self._local_function(call, func.value)
+        local = self._local_function(call, func.value) or self._aliased_function(func)
         if local is not None:
             return self._op(call, guards, Local(local))
         if func.value in _BUILTINS:
@@ -1333,6 +1333,14 @@ class _Builder:
             if fn is None:
                 return None
             fn = self.tree.enclosing_function(fn)
+
+    def _aliased_function(self, name: cst.Name) -> Optional[str]:
+        """The function of this file a name is an alias of, where every value assigned to it
+        names that one function (`grad_cache = naive_model_fn`, later `grad_cache(...)`)."""
+        found = {
+            self._local_function(v, v.value) if isinstance(v, cst.Name) else None for v in self.tree.values_of(name)
+        }
+        return found.pop() if len(found) == 1 else None
 
     # -- small facts --------------------------------------------------------------------------------------
     def _text(self, node: cst.CSTNode) -> str:
