@@ -41,7 +41,7 @@ from ampcheck.lint.kinds import (
     SCALER_ANNOTATION, SCALER_CLASS_NAMES, is_lr_scheduler_class, is_optimizer_class, is_scaler_class, named_like_optimizer,
     scaler_attribute, scaler_use,
 )
-from ampcheck.lint.names import dotted
+from ampcheck.lint.names import call_argument, dotted
 from ampcheck.lint.tree import SourceTree
 
 
@@ -542,7 +542,7 @@ class Bindings:
         elif quals and all(q.startswith("torch.cpu.") for q in quals):
             fixed = "cpu"
         device_first = fixed is None and bool(quals) and all(q.startswith("torch.amp.") or q == "torch.GradScaler" for q in quals)
-        enabled_expr = _arg(call, "enabled", _ENABLED_POS_DEVICE_FIRST if device_first else _ENABLED_POS_LEGACY)
+        enabled_expr = call_argument(call, "enabled", _ENABLED_POS_DEVICE_FIRST if device_first else _ENABLED_POS_LEGACY)
         enabled: Optional[bool] = True
         toggles: tuple[str, ...] = ()
         if enabled_expr is not None:
@@ -555,13 +555,13 @@ class Bindings:
             enabled = None  # `GradScaler(**cfg.amp_config)`: the configuration may switch it off
         device = fixed
         if device_first:
-            dev_expr = _arg(call, "device", 0)
+            dev_expr = call_argument(call, "device", 0)
             if dev_expr is None:
                 device = "cuda"
             else:
                 v = self.consts.value(dev_expr)
                 device = v if isinstance(v, str) else None
-        init = _arg(call, "init_scale", 1 if device_first else 0)
+        init = call_argument(call, "init_scale", 1 if device_first else 0)
         unit = init is not None and self.consts.value(init) == 1 and not isinstance(self.consts.value(init), bool)
         return Binding(
             "scaler", key, call, qual, enabled=enabled, built_enabled=enabled, device=device, scope=scope, toggles=toggles,
@@ -573,7 +573,7 @@ class Bindings:
         argument (following one local name), or of `model.configure_optimizers(...)`."""
         if isinstance(call.func, cst.Attribute) and call.func.attr.value == "configure_optimizers":
             return dotted(call.func.value)
-        params = _arg(call, "params", 0)
+        params = call_argument(call, "params", 0)
         if params is None:
             return None
         if isinstance(params, cst.Name):
@@ -804,16 +804,6 @@ def _last_name(func: cst.BaseExpression) -> Optional[str]:
         return func.value
     if isinstance(func, cst.Attribute):
         return func.attr.value
-    return None
-
-
-def _arg(call: cst.Call, name: str, pos: int) -> Optional[cst.BaseExpression]:
-    for a in call.args:
-        if a.keyword is not None and a.keyword.value == name:
-            return a.value
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    if 0 <= pos < len(positional):
-        return positional[pos].value
     return None
 
 

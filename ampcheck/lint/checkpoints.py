@@ -11,7 +11,7 @@ import libcst as cst
 
 from ampcheck.lint.bindings import Bindings
 from ampcheck.lint.consteval import UNKNOWN
-from ampcheck.lint.names import dotted
+from ampcheck.lint.names import compared_to_none, dotted
 from ampcheck.lint.tree import SourceTree
 
 _SCALER_STATE = re.compile(r"scaler|amp|scale", re.I)
@@ -55,10 +55,10 @@ def _none_side(test: cst.BaseExpression, body: bool) -> Optional[str]:
     `if x is None:` or `if not x:`, the else of `if x is not None:` or `if x:`."""
     while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         test, body = test.expression, not body
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and dotted(test.comparisons[0].comparator) == "None":
-        op = test.comparisons[0].operator
+    op = compared_to_none(test)
+    if op is not None:
         none_when = body if isinstance(op, cst.Is) else not body if isinstance(op, cst.IsNot) else None
-        return dotted(test.left) if none_when else None
+        return dotted(test.left) if none_when else None  # type: ignore[attr-defined]
     return None if body else dotted(test)
 
 

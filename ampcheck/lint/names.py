@@ -5,7 +5,9 @@ APIs through imports and plain aliases, so an import table answers almost every 
 at a fraction of the cost. Resolution is flow-insensitive: a name bound to two different
 things anywhere in the file (a version-guarded `try: from torch.amp import ... except
 ImportError: from torch.cuda.amp import ...`) resolves to both, and callers that need
-certainty use `qualname`, which answers only when there is exactly one candidate.
+certainty use `qualname`, which answers only when there is exactly one candidate. Beside it,
+the small expression shapes every layer reads: a dotted name, a call's argument, a comparison
+with `None`.
 """
 from __future__ import annotations
 
@@ -25,6 +27,27 @@ def dotted(expr: cst.BaseExpression) -> Optional[str]:
         return None
     parts.append(expr.value)
     return ".".join(reversed(parts))
+
+
+def call_argument(call: cst.Call, name: str, pos: int) -> Optional[cst.BaseExpression]:
+    """The argument a call passes as `name=`, else as its `pos`-th positional one."""
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == name:
+            return a.value
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if 0 <= pos < len(positional):
+        return positional[pos].value
+    return None
+
+
+def compared_to_none(expr: cst.BaseExpression) -> Optional[cst.BaseCompOp]:
+    """The operator of a test that compares one value with `None` (`x is None`, `x is not
+    None`, `x == None`); None for any other test."""
+    if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
+        [target] = expr.comparisons
+        if isinstance(target.comparator, cst.Name) and target.comparator.value == "None":
+            return target.operator
+    return None
 
 
 def import_key(alias: cst.ImportAlias, statement: Union[cst.Import, cst.ImportFrom]) -> str:

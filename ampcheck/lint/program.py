@@ -50,7 +50,7 @@ from ampcheck.lint.closures import keeps_alias
 from ampcheck.lint.codec import Codec
 from ampcheck.lint.consteval import named_param, param_names
 from ampcheck.lint.kinds import framework_clipper
-from ampcheck.lint.names import dotted
+from ampcheck.lint.names import call_argument, compared_to_none, dotted
 from ampcheck.lint.tree import SourceTree
 
 CLIP = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grad_value"})
@@ -801,7 +801,7 @@ class _Builder:
         """Where an optimizer was built, and the module whose parameters (all, and only those)
         it was built from, when that module is an object of its own (`_own_module`): a name
         means one object only in the scope it is written in."""
-        receiver = _parameters_receiver(_first_param_arg(b.node)) if isinstance(b.node, cst.Call) else None
+        receiver = _parameters_receiver(call_argument(b.node, "params", 0)) if isinstance(b.node, cst.Call) else None
         module = dotted(receiver) if receiver is not None and self._own_module(receiver) else None
         if module is None:
             return None
@@ -926,7 +926,7 @@ class _Builder:
 
     def _opposite(self, expr: cst.BaseExpression, names: tuple[str, ...], versions: tuple) -> Optional[Test]:
         """`x is not None` for the test `x is None`, and the other way round."""
-        operator = _compared_to_none(expr)
+        operator = compared_to_none(expr)
         if not isinstance(operator, (cst.Is, cst.IsNot)):
             return None
         other = "is" if isinstance(operator, cst.IsNot) else "is not"
@@ -1624,23 +1624,13 @@ def _identically_zero(expr: cst.BaseExpression) -> bool:
     return False
 
 
-def _compared_to_none(expr: cst.BaseExpression) -> Optional[cst.BaseCompOp]:
-    """The operator of a test that compares one value with `None` (`x is None`, `x is not
-    None`, `x == None`); None for any other test."""
-    if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
-        [target] = expr.comparisons
-        if isinstance(target.comparator, cst.Name) and target.comparator.value == "None":
-            return target.operator
-    return None
-
-
 def _not_none_tests(expr: cst.BaseExpression) -> Iterator[cst.Comparison]:
     """The `x is not None` comparisons a test holds through its `and`s and `or`s only, where
     reading `x` in their place gives a test that implies it (under a `not` it would not)."""
     if isinstance(expr, cst.BooleanOperation):
         yield from _not_none_tests(expr.left)
         yield from _not_none_tests(expr.right)
-    elif isinstance(_compared_to_none(expr), cst.IsNot):
+    elif isinstance(compared_to_none(expr), cst.IsNot):
         yield expr  # type: ignore[misc]
 
 
@@ -1704,14 +1694,6 @@ def _parameters_receiver(expr: Optional[cst.BaseExpression]) -> Optional[cst.Bas
         return expr.func.value
     return None
 
-
-def _first_param_arg(call: cst.Call) -> Optional[cst.BaseExpression]:
-    """What an optimizer construction is handed as its parameters: its first positional
-    argument, or `params=`."""
-    return next(
-        (a.value for a in call.args if (a.keyword is None and not a.star) or (a.keyword is not None and a.keyword.value == "params")),
-        None,
-    )
 
 
 # -- the disk form -------------------------------------------------------------------------------------
