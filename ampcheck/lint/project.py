@@ -477,6 +477,8 @@ class Project:
             found = self._member(module, parts[i:], hops)
             if found is not None:
                 return found
+        if importer.star_imports:  # a name the module neither defines nor imports by name (`TrainCB`)
+            return self._star_member(importer, parts, hops, {importer.name})
         return None
 
     def _member(self, module: ModuleSummary, rest: list[str], hops: int, visited: Optional[set[str]] = None) -> Optional[Symbol]:
