@@ -566,7 +566,7 @@ class _Builder:
         found = set()
         for c in classes:
             for base in c.bases:
-                text = dotted(base.value)
+                text = dotted(_base_class(base.value))
                 cls = self.b.class_named(text) if text is not None else None
                 if cls is not None:
                     found.add(self._top(cls))
@@ -577,8 +577,8 @@ class _Builder:
         key = scope_key(self.tree, c)
         bases = []
         for base in c.bases:
-            q = self.tree.qualname(base.value)
-            text = dotted(base.value)
+            q = self.tree.qualname(_base_class(base.value))
+            text = dotted(_base_class(base.value))
             if q is not None:
                 bases.append(q)
             elif text is not None and self.b.class_named(text) is not None:
@@ -1495,6 +1495,12 @@ def _without_none(annotation: cst.BaseExpression) -> cst.BaseExpression:
         if isinstance(annotation.left, cst.Name) and annotation.left.value == "None":
             return annotation.right
     return annotation
+
+
+def _base_class(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """The class a base expression names: `SGDUpdate` in `class T(SGDUpdate[Exp, In, Out])`
+    (a generic base, parameterized) is the class `SGDUpdate` itself."""
+    return expr.value if isinstance(expr, cst.Subscript) else expr
 
 
 def _statements(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
