@@ -789,10 +789,13 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
     if not scaled and not step.of(EventKind.SCALER_STEP):
         yield from _never_scaled(step)
         return
+    # `unscale_` divides the gradients by the scale as `step` does: a backward that skipped
+    # `scale()` is wrong before either (SAM's manual `unscale_` and `first_step`, no `step`)
+    dividers = [e for e in step.events if e.kind in (EventKind.SCALER_STEP, EventKind.UNSCALE)]
     for p in step.of(EventKind.BACKWARD):
         if any(step.alternative(p, x, scalers.get(x.scaler or ""), x.scaler or "") for x in scaled):
             continue  # the AMP-off alternative of a scaled backward
-        for st in step.of(EventKind.SCALER_STEP):
+        for st in dividers:
             if st.scaler not in scalers or step.index(st) < step.index(p) or (exclusive(p, st) and not _left_for_a_later_pass(step, p)):
                 continue
             if not _loops_prefix(step.training_loops(st), p.loops):
@@ -810,8 +813,9 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
             if step.blocked(s, at=st, since=p) or _scaled_out_of_sight(step, p, s):
                 break
             loss = p.op.subject or "loss"
+            divider = "step" if st.kind is EventKind.SCALER_STEP else "unscale_"
             yield p, (
-                _say(b, f"`{loss}` is back-propagated without `{s}.scale()`, yet `{s}.step()` divides "
+                _say(b, f"`{loss}` is back-propagated without `{s}.scale()`, yet `{s}.{divider}()` divides "
                 "its gradients by the loss scale: fp16 gradients underflow and the update shrinks by "
                 f"about 65536x; write `{s}.scale({loss}).backward()`")
             )
