@@ -131,7 +131,20 @@ def ampcheck_exe() -> str:
     found = str(beside) if beside.exists() else shutil.which("ampcheck")
     if found is None:
         raise SystemExit("lint_bench: no `ampcheck` console script beside this Python or on PATH")
+    _compile_ampcheck()
     return found
+
+
+def _compile_ampcheck() -> None:
+    """Write the bytecode of the ampcheck package being measured, as `pip install` does for
+    an installed copy: from an editable install on a machine that sets
+    PYTHONDONTWRITEBYTECODE=1 (this one does), every run would compile its ~50 modules
+    again, some 0.15 s that no installed copy pays."""
+    import compileall
+
+    import ampcheck
+
+    compileall.compile_dir(str(Path(ampcheck.__file__).parent), quiet=1)
 
 
 def floor_case(name: str, target: str, corpus: Path) -> Case:
