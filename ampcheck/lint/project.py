@@ -303,24 +303,33 @@ class Project:
     @timed(Phase.CALLERS)
     def files_mentioning(
         self, modules: tuple[str, ...], names: Iterable[str], packages: tuple[str, ...] = (), defined: Iterable[str] = (),
+        home: Optional[str] = None,
     ) -> list[str]:
         """The project's Python files (absolute paths) that name a module by one of the dotted
         names `modules` (its import names), or relatively by its last part, or that take one
         of the names it `defined` from a package re-exporting it (`packages`: `from pkg import
         Trainer`, `pkg.Trainer`), and any of `names`: where the callers of those functions may
-        be. Every file is read once per run."""
+        be. With the module's own path `home` in a folder that is no package (a folder of
+        scripts, each script's `sys.path[0]`: a project's own folder in a repository of
+        several), the files beside it that import it by its bare name count too (`from
+        steps_lib import train_step`). Every file is read once per run."""
         stem = modules[0].rpartition(".")[2]
         named = re.compile("|".join(rf"\b{re.escape(n)}\b" for n in sorted(names)))
         relative = re.compile(rf"from\s+\.+\s*import\s+[^\n]*\b{re.escape(stem)}\b|from\s+\.+{re.escape(stem)}\b")
         # `from logic import evaluate, training`: the module taken from its package by name
         from_package = _taken_from(tuple(sorted({m.rpartition(".")[0] for m in modules if "." in m})), (stem,))
         taken = _taken_from(packages, defined)
+        folder = os.path.dirname(os.path.abspath(home)) if home is not None else None
+        if folder is not None and os.path.isfile(os.path.join(folder, "__init__.py")):
+            folder = None  # (a package's modules are imported by their dotted names)
+        bare = re.compile(rf"^[ \t]*(?:from[ \t]+{re.escape(stem)}[ \t]+import\b|import[ \t]+{re.escape(stem)}\b)", re.M)
         return [
             path for path, text in self._project_texts().items()
             if (
                 (stem in text and (
                     any(m in text for m in modules) or relative.search(text)
                     or (from_package is not None and from_package.search(text))
+                    or (folder is not None and os.path.dirname(path) == folder and bare.search(text))
                 ))
                 or (taken is not None and any(p in text for p in packages) and taken.search(text))
             )
@@ -528,11 +537,16 @@ class Project:
         """The file `import name` loads from a module in the folder `here`. A folder that is
         not a package holds scripts, run as `python <folder>/train.py`: their folder is
         `sys.path[0]`, ahead of the root, so `import utils` there is the `utils.py` beside
-        them (a copied DINO in a repository with a `utils` package of its own)."""
+        them (a copied DINO in a repository with a `utils` package of its own). In a
+        repository of several projects, a project's own folder comes before the root: each is
+        run and imported from there (`from strategies.update import SGDUpdate` in
+        `projects/cl/strategies/detection.py` is `projects/cl/strategies/update.py`)."""
         rel = Path(*name.split("."))
-        bases = (self.root, self.root / "src", Path(here))
+        own = self.subproject(os.path.join(here, "__init__.py"))
+        tops = (own, own / "src", self.root, self.root / "src") if own != self.root else (self.root, self.root / "src")
+        bases = (*tops, Path(here))
         if not (Path(here) / "__init__.py").is_file():
-            bases = (Path(here), self.root, self.root / "src")
+            bases = (Path(here), *tops)
         for base in bases:
             for candidate in (base / rel.with_suffix(".py"), base / rel / "__init__.py"):
                 if _inside(candidate, self.root) and candidate.is_file():

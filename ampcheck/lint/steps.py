@@ -705,7 +705,7 @@ class StepEvents:
         """The project's files that name the module at `path` (or what it `defined`, taken
         from a package re-exporting it) and any of `wanted`."""
         modules = tuple(dict.fromkeys((*self.project.import_names(path), *self.project.script_import_names(path))))
-        return set(self.project.files_mentioning(modules, wanted, self.project.reexported_by(path), defined))
+        return set(self.project.files_mentioning(modules, wanted, self.project.reexported_by(path), defined, home=path))
 
     def _subclass_callers(self, wanted: set[str]) -> set[str]:
         """The files that name `wanted` and a module defining a project subclass of a class of
@@ -1203,7 +1203,7 @@ class StepEvents:
         paths: list[str] = []
         if self.project.reads:
             paths = self.project.files_mentioning(
-                self.project.import_names(home), {info.key}, self.project.reexported_by(home), (info.key,),
+                self.project.import_names(home), {info.key}, self.project.reexported_by(home), (info.key,), home=home,
             )
         for m in (module, *(self.project.summary(p) for p in sorted(set(paths) - {home}))):
             if m is None:

@@ -55,6 +55,24 @@ def test_a_file_linted_alone_reports_what_the_whole_project_run_reports_for_it(n
         assert _found(_lint(root, rel), root).get(rel, []) == marks.get(rel, []), rel
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_a_project_linted_from_the_root_of_a_repository_of_several_reports_what_it_reports_alone(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+):
+    """A git repository holding the project in a folder of its own, whose pyproject.toml
+    configures no ampcheck (as a project found on GitHub is): the repository is the root, and
+    the project's folder is where its imports start."""
+    repo = tmp_path / "repo"
+    shutil.copytree(PROJECTS / name, repo / "projects" / name)
+    (repo / "projects" / name / "pyproject.toml").write_text(f'[project]\nname = "{name}"\n')
+    (repo / ".git").mkdir()
+    monkeypatch.chdir(repo)
+    target = f"projects/{name}"
+    result = lint_paths([target], load_settings([target], Overrides(select=("AMP1",)), cwd=repo), Options(cache=False, jobs=1))
+    root = repo / "projects" / name
+    assert _found(result, root) == _marked(root)
+
+
 def test_a_subclass_override_is_judged_in_the_base_class_loop_of_another_module():
     root = PROJECTS / "brain_recipes"
     [f] = [f for f in _lint(root, "recipes/separation.py").findings if f.code == "AMP102"]
