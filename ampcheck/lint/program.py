@@ -330,6 +330,9 @@ class Op:
     threshold: tuple[Ref, ...] = ()
     # a clip of the parameters of one module (`clip_grad_norm_(self.policy.parameters(), ...)`): that module, as written
     clips: Optional[str] = None
+    # a backward of the loss apex's `amp.scale_loss` yields (`with amp.scale_loss(loss, opt)
+    # as scaled_loss: scaled_loss.backward()`): scaled, by apex's own loss scaler
+    apex_scaled: bool = False
     node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
 
@@ -1089,6 +1092,22 @@ class _Builder:
                 return False
         return False
 
+    def _apex_scaled(self, call: cst.Call, recv: cst.BaseExpression) -> bool:
+        """Whether `recv` is the name an enclosing `with apex.amp.scale_loss(...) as <name>:`
+        binds: the loss multiplied by apex's scale."""
+        if not isinstance(recv, cst.Name):
+            return False
+        node: Optional[cst.CSTNode] = self.tree.parent(call)
+        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
+            if isinstance(node, cst.With):
+                for item in node.items:
+                    target = item.asname.name if item.asname is not None else None
+                    if isinstance(target, cst.Name) and target.value == recv.value and isinstance(item.item, cst.Call) \
+                            and self.tree.qualname(item.item.func) == "apex.amp.scale_loss":
+                        return True
+            node = self.tree.parent(node)
+        return False
+
     def _call(self, call: cst.Call, guards: tuple[GuardSpec, ...]) -> Optional[Op]:
         func = call.func
         quals = self.tree.names.resolve(func)
@@ -1109,6 +1128,7 @@ class _Builder:
                 return None  # no gradient changes, scaled or not
             op = self._op(call, guards, Method(self.ref(recv), func.attr.value))
             op.subject = self._text(recv)
+            op.apex_scaled = func.attr.value == "backward" and self._apex_scaled(call, recv)
             return op
         if not isinstance(func, cst.Name):
             return None

@@ -795,6 +795,8 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
     for p in step.of(EventKind.BACKWARD):
         if any(step.alternative(p, x, scalers.get(x.scaler or ""), x.scaler or "") for x in scaled):
             continue  # the AMP-off alternative of a scaled backward
+        if p.op.apex_scaled:
+            continue  # scaled by apex (a framework's apex branch; apex and a GradScaler never run together)
         for st in dividers:
             if st.scaler not in scalers or step.index(st) < step.index(p) or (exclusive(p, st) and not _left_for_a_later_pass(step, p)):
                 continue
