@@ -26,7 +26,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 import mutation_recall  # noqa: E402
-from mutation_recall import KINDS, NEAR  # noqa: E402
+from mutation_recall import KINDS  # noqa: E402
 
 
 def findings(root: Path) -> list[str]:
@@ -61,13 +61,7 @@ def _mutate(root: Path) -> tuple[Counter[str], Counter[str], list[str]]:
         for m in sites:
             if mutation_recall.equivalent(root.name, m, original):
                 continue
-            file.write_text(m.text, encoding="utf-8", errors="surrogateescape")
-            try:
-                after = mutation_recall.amp1(root, rel)
-            finally:
-                file.write_text(original, encoding="utf-8", errors="surrogateescape")
-            new = [line for c, line, _ in after if (c, line) not in known]
-            hit = any(m.first - NEAR <= line <= m.last + NEAR or line in m.anchors for line in new)
+            hit, _ = mutation_recall.lint_mutant(root, file, original, m, known)
             total[m.kind] += 1
             hits[m.kind] += hit
             if not hit:

@@ -497,6 +497,21 @@ def files_to_mutate(repo: str, root: Path) -> list[tuple[Path, str, list[Mutant]
     return found
 
 
+def lint_mutant(
+    root: Path, file: Path, original: str, m: Mutant, known: set[tuple[str, int]],
+) -> tuple[bool, list[tuple[str, int, str]]]:
+    """Lint `file` (of the project at `root`, the working folder) with mutant `m` written in
+    it, then put `original` back: whether a new finding (not in `known`, the original's
+    `(code, line)`s) lands near the mutation or on one of its anchors, and the new findings."""
+    file.write_text(m.text, encoding="utf-8", errors="surrogateescape")
+    try:
+        after = amp1(root, file.relative_to(root).as_posix())
+    finally:
+        file.write_text(original, encoding="utf-8", errors="surrogateescape")
+    new = [(c, line, msg) for c, line, msg in after if (c, line) not in known]
+    return any(m.first - NEAR <= line <= m.last + NEAR or line in m.anchors for _, line, _ in new), new
+
+
 def run_repo(repo: str, git: Path, commit: str, verbose: bool) -> tuple[list[Outcome], list[str]]:
     outcomes: list[Outcome] = []
     flagged: list[str] = []
@@ -514,13 +529,7 @@ def run_repo(repo: str, git: Path, commit: str, verbose: bool) -> tuple[list[Out
                 known = {(c, line) for c, line, _ in before}
                 for m in sites:
                     why = equivalent(repo, m, original)
-                    file.write_text(m.text, encoding="utf-8", errors="surrogateescape")
-                    try:
-                        after = amp1(root, rel)
-                    finally:
-                        file.write_text(original, encoding="utf-8", errors="surrogateescape")
-                    new = [(c, line, msg) for c, line, msg in after if (c, line) not in known]
-                    hit = any(m.first - NEAR <= line <= m.last + NEAR or line in m.anchors for _, line, _ in new)
+                    hit, new = lint_mutant(root, file, original, m, known)
                     outcomes.append(Outcome(repo, rel, m.kind, m.first, hit, [f"{c}:{line}" for c, line, _ in new],
                                             why, window(m.text, m.first, m.last)))
                     if verbose:
