@@ -580,8 +580,9 @@ class _Builder:
         key = scope_key(self.tree, c)
         bases = []
         for base in c.bases:
-            q = self.tree.qualname(_base_class(base.value))
-            text = dotted(_base_class(base.value))
+            named = _base_class(base.value)
+            q = self.tree.qualname(named)
+            text = dotted(named)
             if q is not None:
                 bases.append(q)
             elif text is not None and self.b.class_named(text) is not None:
@@ -1719,7 +1720,6 @@ def _parameters_receiver(expr: Optional[cst.BaseExpression]) -> Optional[cst.Bas
     if isinstance(expr, cst.Call) and not expr.args and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "parameters":
         return expr.func.value
     return None
-
 
 
 # -- the disk form -------------------------------------------------------------------------------------
