@@ -31,7 +31,6 @@ from ampcheck.lint.timings import RECORDER, Count, Phase, Timings
 from ampcheck.targets import Targets
 
 if TYPE_CHECKING:
-    from ampcheck.lint.program import ModuleSummary
     from ampcheck.lint.project import Project
     from ampcheck.lint.reparse import Reparser
 
@@ -216,7 +215,7 @@ def _workspace(root: str, settings: Settings, cache: Optional[Cache], shared: Op
     return found
 
 
-def _summarize(path: str, text: str, module_name: str) -> "Optional[ModuleSummary]":
+def _summarize(path: str, text: str, module_name: str) -> Optional[dict]:
     from ampcheck.lint.model import summarize
 
     return summarize(path, text, module_name)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from functools import cached_property
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import libcst as cst
 
@@ -193,9 +193,9 @@ def standalone_project(path: str) -> Project:
     return Project(root=Path(os.path.dirname(os.path.abspath(path))), build=lambda *_: None)
 
 
-def summarize(path: str, text: str, module_name: str) -> Optional[ModuleSummary]:
-    """The summary of a module the run reads but does not lint (its tree is not kept), or None
-    when it cannot be parsed."""
+def summarize(path: str, text: str, module_name: str) -> Optional[dict[str, Any]]:
+    """The summary of a module the run reads but does not lint, in its disk form (which holds
+    no tree node: the tree is not kept), or None when it cannot be parsed."""
     try:
         tree = SourceTree(path, text, module_name=module_name)
     except (cst.ParserSyntaxError, RecursionError, ValueError):
@@ -203,4 +203,4 @@ def summarize(path: str, text: str, module_name: str) -> Optional[ModuleSummary]
     consts = ConstEval(tree)
     summary = build_summary(tree, Bindings(tree, consts), module_name)
     summary.path = os.path.abspath(path)
-    return ModuleSummary.from_json(summary.to_json())
+    return summary.to_json()

@@ -96,9 +96,9 @@ class _Loaded:
     digest: str
 
 
-# builds the summary of a module's text: (path, text, module name) -> summary, or None when
-# it cannot be parsed
-SummaryBuilder = Callable[[str, str, str], "Optional[ModuleSummary]"]
+# builds the summary of a module's text in its disk form (what the cache holds, with no tree
+# node in it): (path, text, module name) -> JSON dict, or None when it cannot be parsed
+SummaryBuilder = Callable[[str, str, str], Optional[dict]]
 # the disk cache of summaries: (key) -> JSON dict or None, (key, JSON dict) -> None
 CacheGet = Callable[[str], Optional[dict]]
 CachePut = Callable[[str, dict], None]
@@ -272,10 +272,12 @@ class Project:
                 except (KeyError, TypeError, ValueError, IndexError):
                     pass
         RECORDER.count(Count.SUMMARY_PARSED)
-        summary = self.build(path, text, self.module_name(path))
-        if summary is not None and self.cache_put is not None:
-            self.cache_put(cache_key, summary.to_json())
-        return _Loaded(summary, digest)
+        built = self.build(path, text, self.module_name(path))
+        if built is None:
+            return _Loaded(None, digest)
+        if self.cache_put is not None:
+            self.cache_put(cache_key, built)
+        return _Loaded(ModuleSummary.from_json(built), digest)
 
     def changed(self, path: str, created_or_deleted: bool = False) -> None:
         """A file of the project changed (a buffer edited in an editor, a file saved):
