@@ -23,9 +23,9 @@ def checkpoint_without_scaler(tree: SourceTree, bindings: Bindings, call: cst.Ca
     if not call.args:
         return None
     d = _saved_dict(tree, call.args[0].value, call)
-    if d is None or not _has_optimizer_state(bindings, d) or _mentions_scaler(tree, d):
+    if d is None or not _has_optimizer_state(bindings, d) or _mentions_scaler(tree, bindings, d):
         return None
-    if _scaler_saved_beside(tree, call) or _saved_where_its_scaler_is_none(tree, call):
+    if _scaler_saved_beside(tree, bindings, call) or _saved_where_its_scaler_is_none(tree, call):
         return None
     return d
 
@@ -80,7 +80,7 @@ def _saved_as_scaler(tree: SourceTree, fn: Optional[cst.FunctionDef], obj: str) 
     return False
 
 
-def _scaler_saved_beside(tree: SourceTree, call: cst.Call) -> bool:
+def _scaler_saved_beside(tree: SourceTree, bindings: Bindings, call: cst.Call) -> bool:
     """Whether the function that writes this checkpoint (its outermost enclosing function, nested
     helpers included) also saves the scaler's state in another file: the optimizer in one file
     and the rest of the training state in another."""
@@ -93,7 +93,7 @@ def _scaler_saved_beside(tree: SourceTree, call: cst.Call) -> bool:
         if other is call or not other.args or tree.callee(other) != "torch.save" or top not in tree.ancestors(other):
             continue
         saved = _saved_dict(tree, other.args[0].value, other)
-        if saved is not None and _mentions_scaler(tree, saved):
+        if saved is not None and _mentions_scaler(tree, bindings, saved):
             return True
     return False
 
@@ -135,16 +135,29 @@ def _saved_dict(tree: SourceTree, expr: cst.BaseExpression, at: cst.CSTNode) -> 
     return _saved_dict(tree, latest.value, at)
 
 
-def _mentions_scaler(tree: SourceTree, d: cst.Dict) -> bool:
-    """Whether a checkpoint dict may hold the scaler's state: a key or value naming it
-    (`"amp_state": amp_state`), or a value assigned from something that does."""
+def _mentions_scaler(tree: SourceTree, bindings: Bindings, d: cst.Dict) -> bool:
+    """Whether a checkpoint dict may hold the scaler's state: the `state_dict()` of an object
+    bound to a GradScaler, whatever it is called (NVAE's `grad_scalar.state_dict()`), a key or
+    value naming it (`"amp_state": amp_state`), or a value assigned from something that does."""
     if _SCALER_STATE.search(tree.code_for(d)):
         return True
     for el in d.elements:
-        if isinstance(el, cst.DictElement) and isinstance(el.value, (cst.Name, cst.Attribute)):
-            if any(_SCALER_STATE.search(tree.code_for(v)) for v in tree.values_of(el.value)):
-                return True
+        if not isinstance(el, cst.DictElement):
+            continue
+        values = tree.values_of(el.value) if isinstance(el.value, (cst.Name, cst.Attribute)) else []
+        if any(_scaler_state(bindings, v) for v in (el.value, *values)):
+            return True
+        if any(_SCALER_STATE.search(tree.code_for(v)) for v in values):
+            return True
     return False
+
+
+def _scaler_state(bindings: Bindings, v: cst.BaseExpression) -> bool:
+    """`x.state_dict()` where `x` is bound to a GradScaler."""
+    if not _state_dict_call(v):
+        return False
+    b = bindings.lookup(v.func.value, v)  # type: ignore[attr-defined]
+    return b is not None and b.kind == "scaler"
 
 
 def saved_state_keys(bindings: Bindings, d: cst.Dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
