@@ -353,6 +353,8 @@ class FunctionProgram:
     # the qualified name of the function nested in it that every `return` returns: a factory of
     # a closure (`fwd_bwd = self.make_fwd_bwd(scaler)`, later `fwd_bwd(batch)`)
     returns_function: Optional[str] = None
+    # the parameters whose default is `None`: a call that does not pass one runs with it None
+    none_defaults: tuple[str, ...] = ()
     node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
     @property
@@ -713,7 +715,7 @@ class _Builder:
         return FunctionProgram(
             scope_key(self.tree, fn), scope_key(self.tree, cls) if in_class and cls is not None else None,
             tuple(params), kwonly, param_bindings, ops, self_name, self._returns(fn), self._returns_items(fn),
-            rebound=rebound, returns_function=self._returns_function(fn), node=fn,
+            rebound=rebound, returns_function=self._returns_function(fn), none_defaults=_none_defaults(fn), node=fn,
         )
 
     def _returns_function(self, fn: cst.FunctionDef) -> Optional[str]:
@@ -1516,6 +1518,14 @@ def _without_none(annotation: cst.BaseExpression) -> cst.BaseExpression:
         if isinstance(annotation.left, cst.Name) and annotation.left.value == "None":
             return annotation.right
     return annotation
+
+
+def _none_defaults(fn: cst.FunctionDef) -> tuple[str, ...]:
+    """The parameters of `fn` written with the default `None` (`scaler=None`)."""
+    params = (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)
+    return tuple(
+        p.name.value for p in params if isinstance(p.default, cst.Name) and p.default.value == "None"
+    )
 
 
 def _base_class(expr: cst.BaseExpression) -> cst.BaseExpression:

@@ -989,6 +989,9 @@ class StepEvents:
         args: dict[str, Val] = {}
         handed: list[tuple[str, Hashable]] = []
         outer = frame.scope.handed
+        if not op.star:  # what the call leaves out is the default (`scaler=None`: no scaler)
+            passed = {*params[:len(op.args)], *(n for n, _ in op.kwargs)}
+            args.update((name, Val("None")) for name in fn.none_defaults if name not in passed)
         for name, ref in (*zip(params, op.args), *((n, r) for n, r in op.kwargs if n in fn.params or n in fn.kwonly)):
             if ref is None:
                 continue
@@ -1283,6 +1286,12 @@ def _side_of_a_constant_argument(frame: _Frame, g: GuardSpec) -> Optional[bool]:
     if g.kind is not GuardKind.IF or g.test is None or g.branch not in (Branch.BODY, Branch.ORELSE):
         return None
     test, flip = (g.test.negated, True) if g.test.negated is not None else (g.test, False)
+    tested = _none_comparison(test)
+    if tested is not None:  # `if scaler is not None:` with `scaler` handed None (or left to default to it)
+        name, holds = tested
+        if name not in frame.args or name in frame.fn.rebound or frame.args[name].text != "None":
+            return None
+        return (holds != flip) == (g.branch is Branch.BODY)
     name = test.text
     if name not in frame.args or name in frame.fn.rebound or test.names != (name,):
         return None
@@ -1290,6 +1299,14 @@ def _side_of_a_constant_argument(frame: _Frame, g: GuardSpec) -> Optional[bool]:
     if value is None:
         return None
     return (value != flip) == (g.branch is Branch.BODY)
+
+
+def _none_comparison(test: Test) -> Optional[tuple[str, bool]]:
+    """For `x is None` or `x is not None` (the tests that have an `opposite`): `x`, and whether
+    the test holds where `x` is None (only `x is not None` is read as `x`, its `stronger`)."""
+    if test.opposite is None or len(test.names) != 2 or test.names[1] != "None":
+        return None
+    return test.names[0], test.stronger is None
 
 
 # the truth of a constant argument as written

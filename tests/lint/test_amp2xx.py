@@ -48,6 +48,19 @@ def test_training_placement_and_fp16_rules_are_not_reported_in_test_code() -> No
     assert found == sorted(("train.py", code, line) for code, line in expected(root / "train.py", "AMP"))
 
 
+def test_float16_autocast_on_exactly_when_a_scaler_is_handed_to_helpers_that_scale_with_it_is_silent() -> None:
+    # `autocast(enabled=scaler is not None)` around helpers of another module that back the
+    # loss up through the scaler where it is not None; the loops whose backward helper never
+    # scales are reported
+    root = FIXTURES / "projects" / "scaler_handed_to_helpers_that_test_it"
+    settings = load_settings([str(root)], Overrides(select=("AMP2",)), cwd=root)
+    result = lint_paths([str(root)], settings, Options(cache=False, jobs=1))
+    found = sorted((Path(f.path).resolve().relative_to(root).as_posix(), f.code, f.line) for f in result.findings)
+    marked = [(p.relative_to(root).as_posix(), *mark) for p in root.rglob("*.py") for mark in expected(p, "AMP2")]
+    assert found == sorted(marked)
+    assert {path for path, _, _ in found} == {"music/utils/unscaled_executor.py", "music/utils/forgetful_executor.py"}
+
+
 def test_the_rules_left_out_of_test_code_are_those_about_how_a_training_run_turns_out() -> None:
     # what raises (the scaler protocol, BCE under autocast, fp16 params with a scaler) is
     # reported in tests as anywhere

@@ -54,8 +54,10 @@ def fp16_without_scaler(model: FileModel) -> Iterable[Finding]:
     for region in model.regions.all:
         if region.dtype != "float16" or region.enabled is False or region.via or id(region.anchor) in seen:
             continue
-        if model.runs_without_grad(region) or not _backward_follows(model, region.node):
+        if model.runs_without_grad(region) or not _backward_follows(model, region.node, _UNSCALED):
             continue
+        if _backward_follows(model, region.node, _SCALED):
+            continue  # a scaler handed on scales the loss there (a helper's `if scaler is not None:`)
         seen.add(id(region.anchor))
         when = " (when enabled)" if region.enabled is None else ""
         yield model.finding(
@@ -66,13 +68,19 @@ def fp16_without_scaler(model: FileModel) -> Iterable[Finding]:
         )
 
 
-def _backward_follows(model: FileModel, node: cst.CSTNode) -> bool:
-    """A training backward (`model.trains`: its gradients can reach an optimizer update) on a
-    loss tensor in the same function (or module body) as the region, at or after it and not on
-    the other branch of an `if` (ConvNeXt's `if use_amp: ... else: loss.backward()`), written
-    there or in a same-file helper called there. A loss handed to a framework
-    (`accelerator.backward(loss)`) is the framework's to scale, and a scaled backward means a
-    scaler exists."""
+_UNSCALED = frozenset({EventKind.BACKWARD, EventKind.AUTOGRAD_GRAD})
+_SCALED = frozenset({EventKind.SCALED_BACKWARD})
+
+
+def _backward_follows(model: FileModel, node: cst.CSTNode, kinds: frozenset[EventKind]) -> bool:
+    """A training backward of `kinds` (`model.trains`: its gradients can reach an optimizer
+    update) in the same function (or module body) as the region, at or after it and not on the
+    other branch of an `if` (ConvNeXt's `if use_amp: ... else: loss.backward()`), written there
+    or in a helper called there. A loss handed to a framework (`accelerator.backward(loss)`) is
+    the framework's to scale, and a scaled backward means a scaler exists: one handed to a
+    helper of another module that scales with it where it is not None, and backs the loss up
+    unscaled only where it is None, which is where the region's `enabled=scaler is not None`
+    leaves autocast off (InspireMusic's executor)."""
     fn = node if isinstance(node, cst.FunctionDef) else model.enclosing_function(node)
     start = model.range(node).start.line
     return any(
@@ -81,7 +89,7 @@ def _backward_follows(model: FileModel, node: cst.CSTNode) -> bool:
         and model.trains(e)
         for _, events in model.steps.roots()
         for e in events
-        if e.kind in (EventKind.BACKWARD, EventKind.AUTOGRAD_GRAD)
+        if e.kind in kinds
         for at in (e.node, *(c.op.node for c in e.via))
         if at is not None and model.owns(at)
     )
