@@ -550,10 +550,14 @@ def _amp102(step: _Step) -> Iterator[tuple[Event, str]]:
                         f"since the last update()\" and the scale never adapts; call `{s}.update()` after the step")
                     )
                 elif updates and _scaled_before(step, st, s) and _uncovered(step, st, updates, b, s):
+                    resets = (
+                        f"`{s}.update()` runs only under a condition this step is not under"
+                        if any(u.kind == EventKind.UPDATE for u in updates)
+                        else f"only `{s}.update(new_scale)` under another condition resets the scaler and `{s}.update()` is never called"
+                    )
                     yield st, (
                         _say(b, f"`{_call_text(s, 'step', st.target)}` runs in each call of this training step, but "
-                        f"only `{s}.update(new_scale)` under another condition resets the scaler and `{s}.update()` "
-                        "is never called: where that condition is false, the next call raises \"step() has already "
+                        f"{resets}: where that condition is false, the next call raises \"step() has already "
                         f"been called since the last update()\"; call `{s}.update()` after the step on every path")
                     )
                 continue
