@@ -648,6 +648,19 @@ def _amp103(step: _Step) -> Iterator[tuple[Event, str]]:
                     f"(or adjusts the scale from the previous iteration's); call `{s}.update()` after "
                     f"`{s}.step(...)`")
                 )
+        for x, again in _stepped_again(step, s, b):
+            if x.op.node is again.op.node:
+                where = " again (its function is entered a second time)"
+            elif step.index(x) > step.index(again):
+                where = f" on the next iteration after the `{_call_text(s, 'step', x.target)}` that ends this one"
+            elif x.op.node is not None and step.model.owns(x.op.node):
+                where = f" after `{_call_text(s, 'step', x.target)}` on {step.model.line_name(x.op.node)}"
+            else:
+                where = f" after `{_call_text(s, 'step', x.target)}`"
+            yield again, (
+                _say(b, f"`{again.op.text}({again.target})` runs{where} with no `{s}.update()` between: the "
+                f"optimizer is still marked stepped, so it raises \"step() has already been called since the last update()\"; call `{s}.update()` after each step")
+            )
         for st in step.of(EventKind.SCALER_STEP, s):
             r = _stale(step, st, s, b)
             if r is not None:
@@ -657,6 +670,43 @@ def _amp103(step: _Step) -> Iterator[tuple[Event, str]]:
                     "gradients by another scale than the loss was multiplied by; call the update once, after "
                     "every optimizer of that backward has stepped")
                 )
+
+
+def _stepped_again(step: _Step, s: str, b: Optional[Binding]) -> Iterator[tuple[Event, Event]]:
+    """(a step, the later step of the same optimizer that raises): GradScaler marks an
+    optimizer STEPPED at `step` until `update()` makes it READY again, and a second `step` of
+    a STEPPED optimizer raises (an `unscale_` of one is AMP106's). The two run in one pass, the first
+    wherever the second does, with no reset between them on any path and nothing out of sight
+    handed the scaler or the optimizer between them; or the first ends an iteration with no
+    reset after it and the second begins the next with none before it (RobustVideoMatting's
+    matting and segmentation passes stepping one optimizer, with one `update()` dropped)."""
+    steps = step.of(EventKind.SCALER_STEP, s)
+    resets = step.resets(s)
+    for again in steps:
+        for x in steps:
+            if x is again or x.target is None or x.target != again.target:
+                continue
+            i, j = step.index(x), step.index(again)
+            if exclusive(x, again) or not (step.dominates(x, again, b, s) if i < j else step.dominates(again, x, b, s)):
+                continue  # (round the loop: `again` runs on every iteration after one `x` ran on)
+            if i < j:
+                if any(i < step.index(r) < j and not exclusive(r, again) for r in resets):
+                    continue
+            elif again.loops:  # round the loop: x late in one iteration, `again` early in the next
+                loop = again.loops[-1]
+                if not any(loop in r.loops and not exclusive(r, x) for r in resets):
+                    continue  # (no update in the loop at all: AMP102's)
+                if any(
+                    loop in r.loops and (step.index(r) > i or step.index(r) < j) and not exclusive(r, again)
+                    for r in resets
+                ):
+                    continue
+            else:
+                continue
+            if step.blocked(s, x.target, at=again, since=x if i < j else None):
+                continue
+            yield x, again
+            break
 
 
 def _stale(step: _Step, st: Event, s: str, b: Optional[Binding]) -> Optional[Event]:
