@@ -357,7 +357,8 @@ def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
             continue
         s, b = last.scaler, scalers[last.scaler]
         if o.target is not None and any(
-            x.kind is EventKind.ZERO_GRAD and x.target == o.target and step.dominates(x, o, b, s) for x in step.between(last, o)
+            x.kind is EventKind.ZERO_GRAD and x.target == o.target and not exclusive(x, o) and step.dominates(x, o, b, s)
+            for x in step.between(last, o)
         ):
             continue  # `scaler.step(opt); scaler.update(); opt.zero_grad(); ... opt.step()`: no scaled gradient is left to step on
         if _beside_a_plain_backward(step, last, o, s):
