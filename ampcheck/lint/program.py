@@ -290,6 +290,10 @@ class GuardSpec:
     case: int = 0  # which `case` of a match
     binds: tuple[str, ...] = ()  # the names a `for` binds each pass (`opt` in `for opt in optimizers`)
     passes: Optional[int] = None  # how many passes a `for` over a sequence the code spells out makes
+    # the code after an `if` whose body, or a statement each of whose early ways out, only
+    # raises (uncaught in the function): a pass that does not get here ended the run, so every
+    # pass that goes on runs it
+    aborts: bool = False
     node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
     @property
@@ -954,7 +958,9 @@ class _Builder:
             start = len(out)
             self._statement(stmt, guards, out)
             if isinstance(stmt, cst.If) and stmt.orelse is None and _exits(stmt.body):
-                guards = (*guards, self._guard(stmt, Branch.ORELSE))
+                after = self._guard(stmt, Branch.ORELSE)
+                after.aborts = _exits(stmt.body, (cst.Raise,)) and not self._caught(stmt)
+                guards = (*guards, after)
                 continue
             # (a loop's own `break` leaves only the loop: the code after it runs next)
             leaving = [b for b, by_loop in _exiting(stmt, self._exits) if not (by_loop and isinstance(stmt, _LOOPS))] \
@@ -968,7 +974,10 @@ class _Builder:
             # from which no leaving path can follow stays too (the else of imaginaire's
             # if-chain); one that may go either way (before a `return` on its branch) has neither.
             lefts = [GuardSpec(GuardKind.EXIT, Branch.LEFT, id(stmt), case=i, node=stmt) for i in range(1, len(leaving) + 1)]
-            stayed = GuardSpec(GuardKind.EXIT, Branch.STAYED, id(stmt), case=len(leaving), node=stmt)
+            stayed = GuardSpec(
+                GuardKind.EXIT, Branch.STAYED, id(stmt), case=len(leaving), node=stmt,
+                aborts=all(_exits(b, (cst.Raise,)) for b in leaving) and not self._caught(stmt),
+            )
             for op in out[start:]:
                 if op.node is None:
                     continue
@@ -978,6 +987,18 @@ class _Builder:
                 if on is not None:
                     op.guards = (*op.guards, on)
             guards = (*guards, stayed)
+
+    def _caught(self, stmt: cst.CSTNode) -> bool:
+        """Whether an exception raised in `stmt` may be handled in its function: a `try` around
+        it there with a handler (the pass may go on after it)."""
+        child: cst.CSTNode = stmt
+        for anc in self.tree.ancestors(stmt):
+            if isinstance(anc, (cst.FunctionDef, cst.Lambda)):
+                return False
+            if isinstance(anc, (cst.Try, cst.TryStar)) and child is anc.body and anc.handlers:
+                return True
+            child = anc
+        return False
 
     def _may_leave(self, node: cst.CSTNode, stmt: cst.CSTNode, leaving: list[cst.BaseSuite]) -> bool:
         """Whether a path through `stmt` that runs `node` can go on into one of its `leaving`

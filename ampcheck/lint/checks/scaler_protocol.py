@@ -176,10 +176,12 @@ class _Step:
         return self.events[i + 1 : j]
 
     def conditions(self, e: Event, scaler: Optional[Binding], text: str) -> frozenset["Cond"]:
-        """The conditions that decide whether `e` runs, less those that switch AMP itself."""
+        """The conditions that decide whether `e` runs, less those that switch AMP itself and those a
+        pass escapes only by raising (`if bad: raise ...` before it: a pass that goes on runs it)."""
         return frozenset(
             Cond(g.condition, g.side, g.test) for g in e.guards
-            if not g.is_loop and g.branch not in (Branch.EXCEPT, Branch.RETRY) and not self.is_toggle(g.test, scaler, text)
+            if not g.is_loop and g.branch not in (Branch.EXCEPT, Branch.RETRY) and not g.spec.aborts
+            and not self.is_toggle(g.test, scaler, text)
         )
 
     def known(self, e: Event, scaler: Optional[Binding], text: str) -> frozenset["Cond"]:
