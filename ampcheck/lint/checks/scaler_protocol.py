@@ -1073,12 +1073,16 @@ def _inf_checked(step: _Step, u: Event, s: str, b: Optional[Binding], cu: frozen
 def scaler_created_in_loop(model: FileModel) -> Iterator[Finding]:
     training: set[cst.CSTNode] = set()  # the loops that back-propagate or step
     stepped: dict[str, set[str]] = {}  # scaler -> the optimizers it steps or unscales (as the code names them)
+    outer: dict[str, set[cst.CSTNode]] = {}  # scaler -> the loops around another loop its steps repeat in
     for _, events in _roots(model):
         for e in events:
             if e.kind in (EventKind.SCALED_BACKWARD, EventKind.SCALER_STEP, EventKind.BACKWARD, EventKind.OPT_STEP):
                 training.update(g.spec.node for g in e.guards if g.is_loop)
             if e.kind in (EventKind.SCALER_STEP, EventKind.UNSCALE) and e.scaler is not None and isinstance(e.target, str):
                 stepped.setdefault(e.scaler, set()).add(e.target)
+            if e.kind == EventKind.SCALER_STEP and e.scaler is not None:
+                loops = [g.spec.node for g in e.guards if g.is_loop]  # outermost first, callers' before callees'
+                outer.setdefault(e.scaler, set()).update(loops[:-1])
     setup = [b.node for b in model.bindings.all if b.kind in ("model", "optimizer") and not b.inferred]
     for b in model.bindings.of_kind("scaler"):
         if b.inferred or b.enabled is False:
@@ -1088,8 +1092,14 @@ def scaler_created_in_loop(model: FileModel) -> Iterator[Finding]:
             continue
         if any(loop in model.ancestors(n) for n in setup) or any(model.bindings.bound_under(loop, t) for t in stepped.get(b.key, ())):
             continue  # a fresh run per iteration (a fold, a sweep): model or optimizer are rebuilt too
+        nested = loop in outer.get(b.key, ())  # (its steps repeat in a loop inside this one)
         yield model.finding(
             "AMP108", b.node,
+            _say(b, "this GradScaler is created anew on every pass of a loop whose inner loop steps with it "
+            "(an epoch loop): each pass restarts from the initial scale, its first steps overflow and are "
+            "skipped until it backs off again, and the growth of the pass before is lost; create it once "
+            "before the loop")
+            if nested else
             _say(b, "this GradScaler is created inside the training loop, so its scale and growth tracker "
             "reset every iteration: the scale never adapts and early overflows repeat; create it once "
             "before the loop"),
