@@ -1132,6 +1132,14 @@ class _Builder:
             node = self.tree.parent(node)
         return False
 
+    def _own_method(self, call: cst.Call, recv: cst.BaseExpression, name: str) -> bool:
+        """Whether `recv.name(...)` calls a method the enclosing class defines itself
+        (`self.clip_grad_norm_(...)` of a trainer whose own `clip_grad_norm_` unscales first)."""
+        if not self._is_self(recv):
+            return False
+        cls = self.tree.enclosing_class(call)
+        return cls is not None and any(isinstance(s, cst.FunctionDef) and s.name.value == name for s in _statements(cls.body))
+
     def _call(self, call: cst.Call, guards: tuple[GuardSpec, ...]) -> Optional[Op]:
         func = call.func
         quals = self.tree.names.resolve(func)
@@ -1144,7 +1152,7 @@ class _Builder:
             recv = func.value
             if _is_super_call(recv):
                 return self._op(call, guards, self._self_method(call, func.attr.value, super_=True))
-            if func.attr.value in CLIP and not framework_clipper(self._text(recv)):
+            if func.attr.value in CLIP and not framework_clipper(self._text(recv)) and not self._own_method(call, recv, func.attr.value):
                 return self._clip(call, guards)  # FSDP's model.clip_grad_norm_
             if self._is_self(recv):
                 return self._op(call, guards, self._self_method(call, func.attr.value))
