@@ -1124,7 +1124,7 @@ def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
         e.binding for _, events in _roots(model) for e in events
         if e.kind in (EventKind.SCALED_BACKWARD, EventKind.SCALER_STEP) and (e.binding is None or e.binding.enabled is not False)
     ]
-    if not used:
+    if not used or not _scale_may_change(model):
         return
     b = next((x for x in used if x is not None and x.enabled is True), used[0])
     homes = _local_homes(model)
@@ -1156,6 +1156,21 @@ def scaler_state_not_checkpointed(model: FileModel) -> Iterator[Finding]:
         if found is not None:
             seen.add((e.path, e.op.checkpoint))  # one finding per checkpoint dict, at its first save
             yield found
+
+
+def _scale_may_change(model: FileModel) -> bool:
+    """Whether a scaler used here may leave its initial state: one is updated, or handed to
+    code out of sight that may update it. A scaler only ever multiplying losses
+    (EmerNeRF's `GradScaler(2**10)` in front of Adam, never stepped or updated) keeps the scale
+    it was built with, which the same constructor gives a resumed run: its state_dict holds
+    nothing to lose."""
+    events = [e for _, seq in _roots(model) for e in seq]
+    names = {e.scaler for e in events if e.kind in (EventKind.SCALED_BACKWARD, EventKind.SCALER_STEP) and e.scaler}
+    return any(
+        (e.kind in (EventKind.UPDATE, EventKind.SET_SCALE) and e.scaler in names)
+        or (e.kind == EventKind.OPAQUE and names & set(e.target or ()))
+        for e in events
+    )
 
 
 def _never_read_back(model: FileModel, e: Event) -> bool:
