@@ -594,7 +594,9 @@ class StepEvents:
         the project reaches it, it is judged there only (a `grad_scaler` every caller passes
         as `None` is no scaler); with no caller it stays a root, its parameter "maybe"."""
         callers = list(self._caller_roots())
-        reached = {e.function for _, events in callers for e in events if e.path == self.path and e.via}
+        reached = {
+            e.function for _, events in callers for e in events if e.path == self.path and e.via and self._fills_scalers(e)
+        }
         found = []
         for fn, frame in self._root_frames(self.home):
             if fn.key and fn.key in reached and (_scaler_param(fn) or _backward_of_param(fn)):
@@ -603,6 +605,27 @@ class StepEvents:
             if any(self._touches(e) for e in out):
                 found.append((fn, out))
         return found + callers
+
+    def _fills_scalers(self, e: Event) -> bool:
+        """Whether the call that entered the function of `e` (of this file) hands a value to
+        each of its parameters that work as a GradScaler, or forwards `*args`/`**kwargs`. A
+        call that leaves one to its default `None` (a test's `model.train_step(data, optim)`)
+        runs it without a scaler, which says nothing of the callers the project cannot
+        resolve (a framework's runner passing `loss_scaler=...`)."""
+        fn = self.home.functions.get(e.function or "")
+        call = e.via[-1].op
+        if fn is None or call.star:
+            return True
+        scalers = {
+            op.callee.recv.name for op in fn.ops
+            if isinstance(op.callee, Method) and isinstance(op.callee.recv, Param) and scaler_shaped(op.callee.name, len(op.args))
+        }
+        left = scalers & set(fn.none_defaults)
+        if not left:
+            return True
+        params = fn.params[1:] if fn.self_name is not None else fn.params
+        passed = {*params[:len(call.args)], *(name for name, _ in call.kwargs)}
+        return left <= passed
 
     def _touches(self, e: Event) -> bool:
         """Whether an event is written in this file or reached through a call written here."""
