@@ -608,21 +608,15 @@ class StepEvents:
 
     def _fills_scalers(self, e: Event) -> bool:
         """Whether the call that entered the function of `e` (of this file) hands a value to
-        each of its parameters that work as a GradScaler, or forwards `*args`/`**kwargs`. A
-        call that leaves one to its default `None` (a test's `model.train_step(data, optim)`)
-        runs it without a scaler, which says nothing of the callers the project cannot
-        resolve (a framework's runner passing `loss_scaler=...`)."""
+        each of its parameters that work as a GradScaler with the default `None`, or forwards
+        `*args`/`**kwargs`. A call that leaves one to its default runs the function without a
+        scaler (a test's `model.train_step(data, optim)`), which says nothing of the callers
+        the project cannot resolve (a framework's runner passing `loss_scaler=...`)."""
         fn = self.home.functions.get(e.function or "")
         call = e.via[-1].op
         if fn is None or call.star:
             return True
-        scalers = {
-            op.callee.recv.name for op in fn.ops
-            if isinstance(op.callee, Method) and isinstance(op.callee.recv, Param) and scaler_shaped(op.callee.name, len(op.args))
-        }
-        left = scalers & set(fn.none_defaults)
-        if not left:
-            return True
+        left = _scaler_params(fn) & set(fn.none_defaults)
         params = fn.params[1:] if fn.self_name is not None else fn.params
         passed = {*params[:len(call.args)], *(name for name, _ in call.kwargs)}
         return left <= passed
@@ -1012,9 +1006,9 @@ class StepEvents:
         args: dict[str, Val] = {}
         handed: list[tuple[str, Hashable]] = []
         outer = frame.scope.handed
-        if not op.star:  # what the call leaves out is the default (`scaler=None`: no scaler)
+        if not op.star:  # a scaler the call leaves out is the default (`scaler=None`: no scaler)
             passed = {*params[:len(op.args)], *(n for n, _ in op.kwargs)}
-            args.update((name, Val("None")) for name in fn.none_defaults if name not in passed)
+            args.update((name, Val("None")) for name in _scaler_params(fn) & set(fn.none_defaults) if name not in passed)
         for name, ref in (*zip(params, op.args), *((n, r) for n, r in op.kwargs if n in fn.params or n in fn.kwonly)):
             if ref is None:
                 continue
@@ -1376,13 +1370,20 @@ def _dunder(name: str) -> bool:
 
 def _scaler_param(fn: FunctionProgram) -> bool:
     """Whether a parameter of `fn` receives a call a GradScaler makes (`sc.step(opt)`)."""
+    return bool(_scaler_params(fn))
+
+
+def _scaler_params(fn: FunctionProgram) -> set[str]:
+    """The parameters of `fn` that receive a call a GradScaler makes (`sc.step(opt)`,
+    `sc.scale(loss)`)."""
+    found = set()
     for op in fn.ops:
         callee = op.callee
         if isinstance(callee, Method) and scaler_shaped(callee.name, len(op.args)):
             recv = callee.recv.scaler if isinstance(callee.recv, Scaled) else callee.recv
             if isinstance(recv, Param):
-                return True
-    return False
+                found.add(recv.name)
+    return found
 
 
 def _enclosing_uses(module: ModuleSummary, fn: FunctionProgram, name: str) -> Optional[tuple[cst.FunctionDef, LocalUse, LocalUse]]:
