@@ -77,10 +77,9 @@ def _backward_follows(model: FileModel, node: cst.CSTNode, kinds: frozenset[Even
     update) in the same function (or module body) as the region, at or after it and not on the
     other branch of an `if` (ConvNeXt's `if use_amp: ... else: loss.backward()`), written there
     or in a helper called there. A loss handed to a framework (`accelerator.backward(loss)`) is
-    the framework's to scale, and a scaled backward means a scaler exists: one handed to a
-    helper of another module that scales with it where it is not None, and backs the loss up
-    unscaled only where it is None, which is where the region's `enabled=scaler is not None`
-    leaves autocast off (InspireMusic's executor)."""
+    the framework's to scale. A scaled one means a scaler exists, also where it is handed to a
+    helper of another module (InspireMusic's `autocast(enabled=scaler is not None)` around
+    helpers that scale where the scaler is not None)."""
     fn = node if isinstance(node, cst.FunctionDef) else model.enclosing_function(node)
     start = model.range(node).start.line
     return any(
