@@ -1121,15 +1121,15 @@ class _Builder:
         binds: the loss multiplied by apex's scale."""
         if not isinstance(recv, cst.Name):
             return False
-        node: Optional[cst.CSTNode] = self.tree.parent(call)
-        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
-            if isinstance(node, cst.With):
-                for item in node.items:
-                    target = item.asname.name if item.asname is not None else None
-                    if isinstance(target, cst.Name) and target.value == recv.value and isinstance(item.item, cst.Call) \
-                            and self.tree.qualname(item.item.func) == "apex.amp.scale_loss":
-                        return True
-            node = self.tree.parent(node)
+        for node in self.tree.ancestors(call):
+            if isinstance(node, (cst.FunctionDef, cst.Module)):
+                return False
+            if isinstance(node, cst.With) and any(
+                item.asname is not None and isinstance(item.asname.name, cst.Name) and item.asname.name.value == recv.value
+                and isinstance(item.item, cst.Call) and self.tree.qualname(item.item.func) == "apex.amp.scale_loss"
+                for item in node.items
+            ):
+                return True
         return False
 
     def _own_method(self, call: cst.Call, recv: cst.BaseExpression, name: str) -> bool:

@@ -45,7 +45,7 @@ import re
 from dataclasses import dataclass, field, replace
 from ampcheck.lint.enums import StrEnum
 from functools import cached_property
-from typing import TYPE_CHECKING, Hashable, Iterator, Optional, Union
+from typing import TYPE_CHECKING, Hashable, Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -613,13 +613,9 @@ class StepEvents:
         scaler (a test's `model.train_step(data, optim)`), which says nothing of the callers
         the project cannot resolve (a framework's runner passing `loss_scaler=...`)."""
         fn = self.home.functions.get(e.function or "")
-        call = e.via[-1].op
-        if fn is None or call.star:
+        if fn is None:
             return True
-        left = _scaler_params(fn) & set(fn.none_defaults)
-        params = fn.params[1:] if fn.self_name is not None else fn.params
-        passed = {*params[:len(call.args)], *(name for name, _ in call.kwargs)}
-        return left <= passed
+        return not _scalers_left_to_none(fn, e.via[-1].op, fn.params[1:] if fn.self_name is not None else fn.params)
 
     def _touches(self, e: Event) -> bool:
         """Whether an event is written in this file or reached through a call written here."""
@@ -1006,9 +1002,7 @@ class StepEvents:
         args: dict[str, Val] = {}
         handed: list[tuple[str, Hashable]] = []
         outer = frame.scope.handed
-        if not op.star:  # a scaler the call leaves out is the default (`scaler=None`: no scaler)
-            passed = {*params[:len(op.args)], *(n for n, _ in op.kwargs)}
-            args.update((name, Val("None")) for name in _scaler_params(fn) & set(fn.none_defaults) if name not in passed)
+        args.update((name, Val("None")) for name in _scalers_left_to_none(fn, op, params))  # (`scaler=None`: no scaler)
         for name, ref in (*zip(params, op.args), *((n, r) for n, r in op.kwargs if n in fn.params or n in fn.kwonly)):
             if ref is None:
                 continue
@@ -1371,6 +1365,16 @@ def _dunder(name: str) -> bool:
 def _scaler_param(fn: FunctionProgram) -> bool:
     """Whether a parameter of `fn` receives a call a GradScaler makes (`sc.step(opt)`)."""
     return bool(_scaler_params(fn))
+
+
+def _scalers_left_to_none(fn: FunctionProgram, call: Op, params: Sequence[str]) -> set[str]:
+    """The parameters of `fn` that work as a GradScaler, default to `None` and are not passed
+    by `call` (whose positional arguments fill `params`): None in that call. Nothing for a
+    call that forwards `*args`/`**kwargs`."""
+    if call.star or not fn.none_defaults:
+        return set()
+    passed = {*params[:len(call.args)], *(name for name, _ in call.kwargs)}
+    return (_scaler_params(fn) & set(fn.none_defaults)) - passed
 
 
 def _scaler_params(fn: FunctionProgram) -> set[str]:

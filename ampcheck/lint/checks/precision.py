@@ -54,10 +54,11 @@ def fp16_without_scaler(model: FileModel) -> Iterable[Finding]:
     for region in model.regions.all:
         if region.dtype != "float16" or region.enabled is False or region.via or id(region.anchor) in seen:
             continue
-        if model.runs_without_grad(region) or not _backward_follows(model, region.node, _UNSCALED):
+        if model.runs_without_grad(region):
             continue
-        if _backward_follows(model, region.node, _SCALED):
-            continue  # a scaler handed on scales the loss there (a helper's `if scaler is not None:`)
+        following = _backwards_following(model, region.node)
+        if not following & _UNSCALED or following & _SCALED:
+            continue  # (a scaled one: a scaler handed on scales the loss there, a helper's `if scaler is not None:`)
         seen.add(id(region.anchor))
         when = " (when enabled)" if region.enabled is None else ""
         yield model.finding(
@@ -72,26 +73,25 @@ _UNSCALED = frozenset({EventKind.BACKWARD, EventKind.AUTOGRAD_GRAD})
 _SCALED = frozenset({EventKind.SCALED_BACKWARD})
 
 
-def _backward_follows(model: FileModel, node: cst.CSTNode, kinds: frozenset[EventKind]) -> bool:
-    """A training backward of `kinds` (`model.trains`: its gradients can reach an optimizer
-    update) in the same function (or module body) as the region, at or after it and not on the
-    other branch of an `if` (ConvNeXt's `if use_amp: ... else: loss.backward()`), written there
-    or in a helper called there. A loss handed to a framework (`accelerator.backward(loss)`) is
+def _backwards_following(model: FileModel, node: cst.CSTNode) -> set[EventKind]:
+    """The kinds of the training backwards (`model.trains`: their gradients can reach an
+    optimizer update) in the same function (or module body) as the region, at or after it and
+    not on the other branch of an `if` (ConvNeXt's `if use_amp: ... else: loss.backward()`),
+    written there or in a helper called there. A loss handed to a framework (`accelerator.backward(loss)`) is
     the framework's to scale. A scaled one means a scaler exists, also where it is handed to a
     helper of another module (InspireMusic's `autocast(enabled=scaler is not None)` around
     helpers that scale where the scaler is not None)."""
     fn = node if isinstance(node, cst.FunctionDef) else model.enclosing_function(node)
     start = model.range(node).start.line
-    return any(
-        model.enclosing_function(at) is fn and model.range(at).start.line >= start
-        and not model.exclusive_branches(node, at)
-        and model.trains(e)
+    return {
+        e.kind
         for _, events in model.steps.roots()
         for e in events
-        if e.kind in kinds
+        if e.kind in _UNSCALED | _SCALED
         for at in (e.node, *(c.op.node for c in e.via))
-        if at is not None and model.owns(at)
-    )
+        if at is not None and model.owns(at) and model.enclosing_function(at) is fn and model.range(at).start.line >= start
+        and not model.exclusive_branches(node, at) and model.trains(e)
+    }
 
 
 @check("AMP202")
