@@ -16,9 +16,11 @@ use other than calling one of its methods, assigning it, or testing it (`if scal
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Callable, Optional
 
 import libcst as cst
+
+from ampcheck.lint.walk import children
 
 
 @dataclass
@@ -32,11 +34,26 @@ class LocalUse:
     as_parameter: bool = False  # a parameter of the function (or of a nested one)
 
 
-class _Uses(cst.CSTVisitor):
+class _Uses:
+    """A pre-order reading of the nodes under a function, each node's `visit_<Type>` run
+    before its children's (so a parent marks the names it accounts for first), read with
+    walk.children: libcst's own `visit` rebuilds every node it passes."""
+
     def __init__(self, name: str) -> None:
         self.name = name
         self.use = LocalUse()
         self._fine: set[int] = set()  # ids of Name nodes whose use is accounted for
+
+    def read(self, top: cst.CSTNode) -> None:
+        handlers = _HANDLERS
+        pending = [top]
+        while pending:
+            node = pending.pop()
+            kind = type(node)
+            handler = handlers[kind] if kind in handlers else _handler(kind)
+            if handler is not None:
+                handler(self, node)
+            pending.extend(reversed(children(node)))
 
     def _is(self, node: Optional[cst.CSTNode]) -> bool:
         return isinstance(node, cst.Name) and node.value == self.name
@@ -100,6 +117,15 @@ class _Uses(cst.CSTVisitor):
             self.use.handed_on = True
 
 
+# node type -> _Uses's handler of it, if any
+_HANDLERS: dict[type, Optional[Callable[[_Uses, Any], None]]] = {}
+
+
+def _handler(kind: type) -> Optional[Callable[[_Uses, Any], None]]:
+    found = _HANDLERS[kind] = getattr(_Uses, f"visit_{kind.__name__}", None)
+    return found
+
+
 def keeps_alias(fn: cst.FunctionDef, name: str, attribute: str) -> bool:
     """Whether the local `name` of `fn` is only an alias of `attribute` (`scaler = self.scaler`)
     that `fn` calls methods on, never `update`, and never hands on or rebinds."""
@@ -113,8 +139,8 @@ def keeps_alias(fn: cst.FunctionDef, name: str, attribute: str) -> bool:
 def local_use(fn: cst.FunctionDef, name: str) -> LocalUse:
     """How `fn` (its nested functions included) uses the name `name`; its parameters count."""
     uses = _Uses(name)
-    fn.params.visit(uses)
-    fn.body.visit(uses)
+    uses.read(fn.params)
+    uses.read(fn.body)
     return uses.use
 
 

@@ -92,8 +92,26 @@ class Symbol:
 
 @dataclass
 class _Loaded:
-    summary: "Optional[ModuleSummary]"
+    """A module's summary (None: none can be had) and the digest of the text it is of. A
+    summary kept in its disk form (`encoded`: a linted file's, once its tree is dropped) is
+    decoded when first asked for: most linted files (a recipe's `train.py`) are never read by
+    another."""
+
+    decoded: "Optional[ModuleSummary]"
     digest: str
+    encoded: Optional[dict] = None
+
+    @property
+    def summary(self) -> "Optional[ModuleSummary]":
+        if self.decoded is None and self.encoded is not None:
+            from ampcheck.lint.program import ModuleSummary
+
+            self.decoded, self.encoded = ModuleSummary.from_json(self.encoded), None
+        return self.decoded
+
+    @property
+    def available(self) -> bool:
+        return self.decoded is not None or self.encoded is not None
 
 
 # builds the summary of a module's text in its disk form (what the cache holds, with no tree
@@ -220,10 +238,8 @@ class Project:
         key = os.path.abspath(path)
         loaded = self._by_path.pop(key, None)
         if keep_summary and loaded is not None and loaded.summary is not None and loaded.digest:
-            from ampcheck.lint.program import ModuleSummary
-
             data = loaded.summary.to_json()
-            self._by_path[key] = _Loaded(ModuleSummary.from_json(data), loaded.digest)
+            self._by_path[key] = _Loaded(None, loaded.digest, encoded=data)
             if self.cache_put is not None:  # for the other worker processes, and the next run
                 self.cache_put(self._cache_key(key, loaded.digest), data)
 
@@ -242,7 +258,7 @@ class Project:
         """A view of this project that reads no module besides those added to it: for the
         events of a file as written, where nothing is followed."""
         view = Project(self.root, self.build, reads=False, digests=self.digests)
-        view._by_path = {p: loaded for p, loaded in self._by_path.items() if loaded.summary is not None}
+        view._by_path = {p: loaded for p, loaded in self._by_path.items() if loaded.available}
         return view
 
     @timed(Phase.SUMMARIES)

@@ -20,6 +20,7 @@ from typing import Iterator, Mapping, Optional
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
+from ampcheck.lint.cstparse import parse_module
 from ampcheck.lint.program import StatementPrograms
 from ampcheck.lint.syntax import parses
 from ampcheck.lint.tree import StatementIndexes
@@ -56,7 +57,7 @@ class Reparser:
             return self.module
         reused = self._reuse(text) if self.module is not None else None
         if reused is None:
-            module = cst.parse_module(text)
+            module = parse_module(text)
             reused = module, [self._measure(module, s) for s in module.body]
         self.module, statements = reused
         self._text = text
@@ -110,7 +111,7 @@ class Reparser:
         first, last = touched[0], touched[-1]
         start, end = spans[first][0], spans[last][1] + len(text) - len(old)
         try:
-            part = cst.parse_module(text[start:end])
+            part = parse_module(text[start:end])
         except cst.ParserSyntaxError:
             return None  # let the full parse report it (or parse what the span could not)
         if (

@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Union
 import libcst as cst
 from libcst.metadata import CodeRange
 
+from ampcheck.lint.cstparse import parse_module
 from ampcheck.lint.names import ImportTable, dotted
 from ampcheck.lint.positions import StatementPositions
 from ampcheck.lint.walk import children
@@ -231,7 +232,7 @@ class SourceTree(_Indexes):
     ) -> None:
         self.path = path
         self.source = source
-        self.module = module if module is not None else cst.parse_module(source)
+        self.module = module if module is not None else parse_module(source)
         self._position_source = positions
         # The dotted name the project imports this file by (its stem when it is on its own).
         self.module_name = module_name if module_name is not None else _stem(path)
@@ -474,7 +475,7 @@ class SourceTree(_Indexes):
     def _positions(self) -> "Mapping[cst.CSTNode, CodeRange]":
         if self._position_source is not None:
             return self._position_source(self.parents)
-        return StatementPositions(self.module, self.parents)
+        return StatementPositions(self.module, self.parents, self.source)
 
     def range(self, node: cst.CSTNode) -> CodeRange:
         return self._positions[node]

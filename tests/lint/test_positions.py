@@ -85,9 +85,9 @@ def _whole(module: cst.Module) -> dict:
 def _assert_every_node_matches(path: str, text: str) -> None:
     tree = SourceTree(path, text)
     expected = _whole(tree.module)
-    lazy = StatementPositions(tree.module, tree.parents)
     nodes = [tree.module, *tree.parents]
-    assert [lazy[n] for n in nodes] == [expected[n] for n in nodes]
+    for lazy in (StatementPositions(tree.module, tree.parents), StatementPositions(tree.module, tree.parents, text)):
+        assert [lazy[n] for n in nodes] == [expected[n] for n in nodes]
 
 
 @pytest.mark.parametrize("text", list(LAYOUTS.values()), ids=list(LAYOUTS))
