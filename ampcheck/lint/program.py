@@ -155,6 +155,7 @@ class Value:
     text: Optional[str]
     binding: Optional[BindingInfo] = None
     qualname: Optional[str] = None
+    string: Optional[str] = None  # the value of a string literal (`'d_step'`)
 
 
 @dataclass(frozen=True)
@@ -271,6 +272,8 @@ class Test:
     stronger: Optional["Test"] = None
     # the test that holds exactly where this one fails: `x is not None` for `x is None`
     opposite: Optional["Test"] = None
+    # `x == "rec"` or `x != "rec"` of a plain name: the name, the string, whether it is `==`
+    compared: Optional[tuple[str, str, bool]] = None
 
     def words(self) -> Iterator[str]:
         """Every identifier part and string the test holds."""
@@ -932,6 +935,7 @@ class _Builder:
             self._test(negated) if negated is not None else None, read,
             Test(self.tree.condition_text(expr, present), named, called, said, ordered, versions=read) if present else None,
             self._opposite(expr, named, read),
+            _compared_to_string(expr),
         )
 
     def _opposite(self, expr: cst.BaseExpression, names: tuple[str, ...], versions: tuple) -> Optional[Test]:
@@ -1240,6 +1244,8 @@ class _Builder:
             if not isinstance(expr, cst.Attribute) and self._loss_scale(expr):
                 return Value(self._text(expr), BindingInfo("loss_scale"))
         text = dotted(expr)
+        if isinstance(expr, cst.SimpleString) and isinstance(expr.evaluated_value, str):
+            return Value(None, string=expr.evaluated_value)
         if text is None:
             return Value(None, BindingInfo("optimizer")) if self.b.indexes_optimizers(expr) else Value(None)
         if isinstance(expr, cst.Name):
@@ -1662,6 +1668,21 @@ def _holds_loss_scale(tree: SourceTree, expr: cst.CSTNode) -> bool:
     """Whether an expression holds a scaler's current scale (`scaler.get_scale()`, `scaler.get_scale()
     if amp else 1.0`)."""
     return any(is_get_scale(c) for c in _walk_calls(tree, expr))
+
+
+def _compared_to_string(expr: cst.BaseExpression) -> Optional[tuple[str, str, bool]]:
+    """`Test.compared` of a test: a plain name compared by `==` or `!=` to a string literal,
+    on either side."""
+    if not isinstance(expr, cst.Comparison) or len(expr.comparisons) != 1:
+        return None
+    target = expr.comparisons[0]
+    if not isinstance(target.operator, (cst.Equal, cst.NotEqual)):
+        return None
+    for name, literal in ((expr.left, target.comparator), (target.comparator, expr.left)):
+        value = literal.evaluated_value if isinstance(literal, cst.SimpleString) else None
+        if isinstance(name, cst.Name) and isinstance(value, str):
+            return name.value, value, isinstance(target.operator, cst.Equal)
+    return None
 
 
 def _tested_only(node: cst.BaseExpression, parent: Optional[cst.CSTNode]) -> bool:

@@ -324,6 +324,7 @@ class Val:
     cls: Optional[ClassRef] = None
     qualname: Optional[str] = None  # it names something imported: never a scaler by its name
     key: Optional[str] = None  # its identity when it has several spellings (a class attribute)
+    string: Optional[str] = None  # a string literal's value
 
     @property
     def ident(self) -> Optional[str]:
@@ -1093,6 +1094,8 @@ class StepEvents:
             return v
         if isinstance(ref, Scaled):
             return Val(ref.text, scaled_by=self.val(ref.scaler, frame))
+        if isinstance(ref, Value) and ref.string is not None:
+            return Val(None, string=ref.string)
         return self._bound(ref.text, ref.binding, frame.module, ref.qualname, frame.self_cls)
 
     def _member(self, text: Optional[str], cls: Optional[ClassRef], name: str, module: ModuleSummary) -> Val:
@@ -1291,9 +1294,11 @@ def _retested_the_other_way(decided: dict[tuple, tuple[Branch, int]], inner: tup
 
 def _side_of_a_constant_argument(frame: _Frame, g: GuardSpec) -> Optional[bool]:
     """Whether an op under `g` runs, where `g` is a side of an `if param:` (or `if not
-    param:`) and the caller passes a constant as `param` that the function never rebinds:
-    True on the side the constant takes (`run_epoch(..., training=True)`, the `if training:`
-    body), False on the other; None for any other guard."""
+    param:`, `if param is None:`, `if param == "d_step":`) and the caller passes a constant
+    as `param` that the function never rebinds: True on the side the constant takes
+    (`run_epoch(..., training=True)`, the `if training:` body; `forward_backward(batch,
+    behaviour="d_step")`, the `if behaviour == "g_step":` `else`), False on the other; None
+    for any other guard."""
     if g.kind is not GuardKind.IF or g.test is None or g.branch not in (Branch.BODY, Branch.ORELSE):
         return None
     test, flip = (g.test.negated, True) if g.test.negated is not None else (g.test, False)
@@ -1303,6 +1308,12 @@ def _side_of_a_constant_argument(frame: _Frame, g: GuardSpec) -> Optional[bool]:
         if name not in frame.args or name in frame.fn.rebound or frame.args[name].text != "None":
             return None
         return (holds != flip) == (g.branch is Branch.BODY)
+    if test.compared is not None:  # `if step == "d_step":` with `step` handed the string "d_step"
+        name, string, equal = test.compared
+        handed = frame.args.get(name)
+        if handed is None or handed.string is None or name in frame.fn.rebound:
+            return None
+        return (((handed.string == string) == equal) != flip) == (g.branch is Branch.BODY)
     name = test.text
     if name not in frame.args or name in frame.fn.rebound or test.names != (name,):
         return None
@@ -1328,7 +1339,7 @@ def _object(recv: Val, frame: _Frame) -> Optional[tuple]:
     """Which object a method is called on, where the caller names it: an attribute of its own
     object (`self.manager`) by that object, a variable (`manager`) by the call of the function
     that holds it; None for anything else (a new object each time)."""
-    text = recv.ident
+    text = recv.text  # (as the caller spells it: `ident` may be the class attribute's key)
     if text is None:
         return None
     first, _, rest = text.partition(".")
