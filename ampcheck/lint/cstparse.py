@@ -23,7 +23,9 @@ from libcst._nodes.base import CSTNode
 
 
 def parse_module(text: str) -> cst.Module:
-    """`cst.parse_module(text)`, its nodes left unvalidated; raises as it does."""
+    """`cst.parse_module(text)`, its nodes left unvalidated; raises as it does. The hook is
+    swapped for this one call: a process parses on one thread at a time (the language
+    server runs its analyses one at a time on its worker thread)."""
     validate = CSTNode.__post_init__
     CSTNode.__post_init__ = _unvalidated  # type: ignore[method-assign]
     try:
