@@ -558,7 +558,12 @@ class Project:
         them (a copied DINO in a repository with a `utils` package of its own). In a
         repository of several projects, a project's own folder comes before the root: each is
         run and imported from there (`from strategies.update import SGDUpdate` in
-        `projects/cl/strategies/detection.py` is `projects/cl/strategies/update.py`)."""
+        `projects/cl/strategies/detection.py` is `projects/cl/strategies/update.py`). A name
+        none of those hold is looked up in the folders above the importer, nearest first: a
+        module of a package below the root imports its siblings' packages by the names the
+        scripts beside that package see (`from utils.util_optim import clip_grad_norm_` in
+        `K-Radar/pipelines/pipeline.py`, run by `K-Radar/main_train.py`), and nowhere else
+        would the import work."""
         rel = Path(*name.split("."))
         own = self.subproject(os.path.join(here, "__init__.py"))
         tops = (own, own / "src", self.root, self.root / "src") if own != self.root else (self.root, self.root / "src")
@@ -569,6 +574,12 @@ class Project:
             for candidate in (base / rel.with_suffix(".py"), base / rel / "__init__.py"):
                 if _inside(candidate, self.root) and candidate.is_file():
                     return str(candidate)
+        folder = Path(here).parent  # (the folders above, nearest first: scripts run from one put it on sys.path)
+        while folder != self.root and _inside(folder, self.root):
+            for candidate in (folder / rel.with_suffix(".py"), folder / rel / "__init__.py"):
+                if candidate.is_file():
+                    return str(candidate)
+            folder = folder.parent
         return None
 
     def holds(self, qualname: str, importer: ModuleSummary) -> bool:
