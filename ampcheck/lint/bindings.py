@@ -43,6 +43,7 @@ from ampcheck.lint.kinds import (
 )
 from ampcheck.lint.names import call_argument, dotted
 from ampcheck.lint.tree import SourceTree
+from ampcheck.lint.walk import preorder
 
 
 KINDS = ("scaler", "optimizer", "model", "loss", "scheduler", "object", "opaque", "loss_scale")
@@ -581,7 +582,7 @@ class Bindings:
             for node, _ in self._by_key.get((fn, params.value), []):
                 if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
                     params = node.value
-        for sub in _walk(params):
+        for sub in preorder(params):
             if (
                 isinstance(sub, cst.Call)
                 and isinstance(sub.func, cst.Attribute)
@@ -805,14 +806,6 @@ def _last_name(func: cst.BaseExpression) -> Optional[str]:
     if isinstance(func, cst.Attribute):
         return func.attr.value
     return None
-
-
-def _walk(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
-    stack = [node]
-    while stack:
-        cur = stack.pop()
-        yield cur
-        stack.extend(reversed(list(cur.children)))
 
 
 def _base_names(cls: cst.ClassDef) -> list[str]:

@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional
 
 import libcst as cst
 
-from ampcheck.lint.walk import children
+from ampcheck.lint.walk import preorder
 
 
 @dataclass
@@ -37,7 +37,7 @@ class LocalUse:
 class _Uses:
     """A pre-order reading of the nodes under a function, each node's `visit_<Type>` run
     before its children's (so a parent marks the names it accounts for first), read with
-    walk.children: libcst's own `visit` rebuilds every node it passes."""
+    walk.preorder: libcst's own `visit` rebuilds every node it passes."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -46,14 +46,11 @@ class _Uses:
 
     def read(self, top: cst.CSTNode) -> None:
         handlers = _HANDLERS
-        pending = [top]
-        while pending:
-            node = pending.pop()
+        for node in preorder(top):
             kind = type(node)
             handler = handlers[kind] if kind in handlers else _handler(kind)
             if handler is not None:
                 handler(self, node)
-            pending.extend(reversed(children(node)))
 
     def _is(self, node: Optional[cst.CSTNode]) -> bool:
         return isinstance(node, cst.Name) and node.value == self.name

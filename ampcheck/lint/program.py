@@ -52,6 +52,7 @@ from ampcheck.lint.consteval import named_param, param_names
 from ampcheck.lint.kinds import framework_clipper
 from ampcheck.lint.names import call_argument, compared_to_none, dotted
 from ampcheck.lint.tree import SourceTree
+from ampcheck.lint.walk import preorder
 
 CLIP = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grad_value"})
 # clipping functions of other libraries documented to do what torch's does (apex's fused
@@ -844,7 +845,7 @@ class _Builder:
         if name is None or not name.rpartition(".")[2][:1].isupper():
             return False
         for arg in value.args:
-            for node in _walk_nodes(self.tree, arg.value):
+            for node in preorder(arg.value):
                 text = dotted(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
                 if text is None:
                     continue
@@ -871,7 +872,7 @@ class _Builder:
             kind = _GUARD_KINDS[type(node)]
             tested = node.test if isinstance(node, (cst.If, cst.While)) else node.iter if isinstance(node, cst.For) else None
             test = self._test(tested) if tested is not None else None
-            binds = tuple(n.value for n in _walk_nodes(self.tree, node.target) if isinstance(n, cst.Name)) if isinstance(node, cst.For) else ()
+            binds = tuple(n.value for n in preorder(node.target) if isinstance(n, cst.Name)) if isinstance(node, cst.For) else ()
             passes = self._length(node.iter) if isinstance(node, cst.For) else None
             g = self._guard_cache[k] = GuardSpec(kind, branch, id(node), test, case, binds, passes, node=node)
         return g
@@ -905,7 +906,7 @@ class _Builder:
         names, calls, strings = [], [], []
         versions: dict[str, tuple[int, ...]] = {}
         ordered = False
-        for node in _walk_nodes(self.tree, expr):
+        for node in preorder(expr):
             if isinstance(node, cst.ComparisonTarget):
                 ordered = ordered or isinstance(node.operator, _ORDER)
             elif isinstance(node, (cst.Name, cst.Attribute)):
@@ -1428,7 +1429,7 @@ class _Builder:
         to one (`scale = scaler.get_scale()`; `max_norm * scale`)."""
         if not self._gets_scale:
             return False
-        if _holds_loss_scale(self.tree, expr):
+        if _holds_loss_scale(expr):
             return True
         return any(
             isinstance(f, (cst.Name, cst.Attribute)) and (b := self.b.lookup(f, f)) is not None and b.kind == "loss_scale"
@@ -1656,18 +1657,10 @@ def _positional_params(fn: cst.FunctionDef) -> list[str]:
     return [x.name.value for x in (*p.posonly_params, *p.params)]
 
 
-def _walk_nodes(tree: SourceTree, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    stack = [node]
-    while stack:
-        cur = stack.pop()
-        yield cur
-        stack.extend(reversed(tree.children(cur)))
-
-
-def _holds_loss_scale(tree: SourceTree, expr: cst.CSTNode) -> bool:
+def _holds_loss_scale(expr: cst.CSTNode) -> bool:
     """Whether an expression holds a scaler's current scale (`scaler.get_scale()`, `scaler.get_scale()
     if amp else 1.0`)."""
-    return any(is_get_scale(c) for c in _walk_calls(tree, expr))
+    return any(is_get_scale(c) for c in _walk_calls(expr))
 
 
 def _compared_to_string(expr: cst.BaseExpression) -> Optional[tuple[str, str, bool]]:
@@ -1738,8 +1731,8 @@ def _factors(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
         yield expr
 
 
-def _walk_calls(tree: SourceTree, node: cst.CSTNode) -> Iterator[cst.Call]:
-    return (n for n in _walk_nodes(tree, node) if isinstance(n, cst.Call))
+def _walk_calls(node: cst.CSTNode) -> Iterator[cst.Call]:
+    return (n for n in preorder(node) if isinstance(n, cst.Call))
 
 
 def _walk_names(tree: SourceTree, node: cst.CSTNode) -> Iterator[cst.Name]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from typing import Any, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
 
 import libcst as cst
 
@@ -80,3 +80,12 @@ def children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
         elif is_node[kind] if kind in is_node else _is_node(kind):
             out.append(value)
     return out
+
+
+def preorder(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`node` and every node under it, each before its children, in libcst's visiting order."""
+    pending = [node]
+    while pending:
+        cur = pending.pop()
+        yield cur
+        pending.extend(reversed(children(cur)))
