@@ -84,7 +84,6 @@ class StatementPositions(Mapping[cst.CSTNode, CodeRange]):
         top = _index(self.module.body, path[1]) if len(path) > 1 else None
         if top is None:
             return None
-        shift = self._before(self.module.body, self.module.header)[top] if self._cpython is None else 0
         stop = 1
         blocks: list[tuple[int, int]] = []  # (place in the path, index in its body) of each block entered
         for k in range(2, len(path) - 1):

@@ -5,8 +5,9 @@ Real training code spreads the GradScaler protocol over trainer classes, base cl
 other modules and helpers; all of that is inside the project, so it is read, not assumed.
 The project is the folder of the config file, else the git root above the linted paths, else
 the folder the run starts in. A module of the project is any `.py` file under it that an
-import can name: `a/b.py` is `a.b` from the root, from a `src/` folder, or beside the
-importing file (how a script run as `python tools/train.py` imports `tools/utils.py`).
+import can name: `a/b.py` is `a.b` from the root, from a `src/` folder, beside the
+importing file (how a script run as `python tools/train.py` imports `tools/utils.py`), or
+from a folder above it (where the scripts that import its package run).
 Anything else (installed packages, frameworks) stays outside: opaque, assumed right.
 
 A module's summary is built from its tree once and cached on disk by its text, so a run that
@@ -170,13 +171,11 @@ class Project:
         as `python train.py`): nearest first, below the root (whose name is `module_name`)."""
         absolute = Path(os.path.abspath(path))
         out: list[str] = []
-        folder = absolute.parent.parent
-        while folder != self.root and _inside(folder, self.root):
+        for folder in self._folders_up_from(absolute.parent.parent):
             name = _dotted_from(absolute, folder)
             if name is None:
                 break
             out.append(name)
-            folder = folder.parent
         return tuple(out)
 
     def reexported_by(self, path: str) -> tuple[str, ...]:
@@ -209,12 +208,16 @@ class Project:
     def subproject(self, path: str) -> Path:
         """The nearest folder above `path`, up to the root, holding a project file of its own:
         the project a file of a repository of several is written for."""
-        folder = Path(os.path.abspath(path)).parent
-        while folder != self.root and _inside(folder, self.root):
+        for folder in self._folders_up_from(Path(os.path.abspath(path)).parent):
             if any((folder / f).is_file() for f in _SUBPROJECT_FILES):
                 return folder
-            folder = folder.parent
         return self.root
+
+    def _folders_up_from(self, folder: Path) -> Iterator[Path]:
+        """`folder` and the folders above it, nearest first, below the root."""
+        while folder != self.root and _inside(folder, self.root):
+            yield folder
+            folder = folder.parent
 
     def display(self, path: str) -> str:
         """`path` as a message shows it: relative to the root when inside it."""
@@ -570,16 +573,11 @@ class Project:
         bases = (*tops, Path(here))
         if not (Path(here) / "__init__.py").is_file():
             bases = (Path(here), *tops)
-        for base in bases:
+        # then the folders above, nearest first: scripts run from one put it on sys.path
+        for base in itertools.chain(bases, self._folders_up_from(Path(here).parent)):
             for candidate in (base / rel.with_suffix(".py"), base / rel / "__init__.py"):
                 if _inside(candidate, self.root) and candidate.is_file():
                     return str(candidate)
-        folder = Path(here).parent  # (the folders above, nearest first: scripts run from one put it on sys.path)
-        while folder != self.root and _inside(folder, self.root):
-            for candidate in (folder / rel.with_suffix(".py"), folder / rel / "__init__.py"):
-                if candidate.is_file():
-                    return str(candidate)
-            folder = folder.parent
         return None
 
     def holds(self, qualname: str, importer: ModuleSummary) -> bool:
