@@ -846,21 +846,32 @@ class StepEvents:
             for ref in (*refs, *op.args, *(v for _, v in op.kwargs)):
                 if isinstance(ref, Member) and ref.binding is not None and ref.binding.kind == "scaler":
                     self.val(ref, frame)
+        placed: dict[tuple[int, ...], Optional[tuple[Guard, ...]]] = {}  # (the ops of a block share their guards)
         for op in frame.fn.ops:
             if len(out) > _MAX_EVENTS:
                 return
-            sides = [_side_of_a_constant_argument(frame, g) for g in op.guards] if frame.via else [None] * len(op.guards)
-            if False in sides:
-                continue  # (the `if training:` body of an epoch function its caller runs with `training=False`)
-            guards = frame.guards + tuple(
-                Guard(g, frame.module.path, frame.via, frame.scope) for g, side in zip(op.guards, sides) if side is None
-            )  # (a side the caller's constant always takes is no condition)
-            if frame.via and _retested_the_other_way(frame.decided, guards[len(frame.guards):]):
-                continue  # (a helper's `if use_amp:` body, entered from its caller's `else`: never runs)
+            key = tuple(map(id, op.guards))
+            guards = placed[key] if key in placed else placed.setdefault(key, self._guards(frame, op.guards))
+            if guards is None:
+                continue
             if op.kind is OpKind.CALL:
                 self._call(op, frame, guards, out, follow)
             elif all(self.val(r, frame).kind != "loss_scale" for r in op.threshold):
                 out.append(self._event(EventKind(op.kind), op, frame, guards))
+
+    @staticmethod
+    def _guards(frame: _Frame, specs: tuple[GuardSpec, ...]) -> Optional[tuple[Guard, ...]]:
+        """The guards an op under `specs` sits under in `frame`, the callers' first; None
+        when it never runs there."""
+        sides = [_side_of_a_constant_argument(frame, g) for g in specs] if frame.via else [None] * len(specs)
+        if False in sides:
+            return None  # (the `if training:` body of an epoch function its caller runs with `training=False`)
+        guards = frame.guards + tuple(
+            Guard(g, frame.module.path, frame.via, frame.scope) for g, side in zip(specs, sides) if side is None
+        )  # (a side the caller's constant always takes is no condition)
+        if frame.via and _retested_the_other_way(frame.decided, guards[len(frame.guards):]):
+            return None  # (a helper's `if use_amp:` body, entered from its caller's `else`: never runs)
+        return guards
 
     def _event(self, kind: EventKind, op: Op, frame: _Frame, guards: tuple[Guard, ...], **kw: object) -> Event:
         return Event(kind, op, frame.module.path, guards, frame.via, function=frame.fn.key, home=self, **kw)  # type: ignore[arg-type]
@@ -997,8 +1008,8 @@ class StepEvents:
     ) -> None:
         """Replay `fn` called by `op` (`same_self`: a `self.method()` call, on the caller's own
         object; `owner`: the object a method is called on, where it is known)."""
-        if id(fn) in frame.stack or len(frame.stack) > _MAX_DEPTH:
-            return
+        if not fn.ops or id(fn) in frame.stack or len(frame.stack) > _MAX_DEPTH:
+            return  # (a function with no op, an accessor `return self._config.fp16`: nothing to replay)
         params = list(fn.params[1:] if skip_self and fn.self_name is not None else fn.params)
         args: dict[str, Val] = {}
         handed: list[tuple[str, Hashable]] = []
