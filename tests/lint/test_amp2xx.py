@@ -165,7 +165,7 @@ def test_fsdp1_plain_scaler_replaced_only_by_a_plain_one_or_elsewhere_is_flagged
 
 
 def test_fsdp1_plain_scaler_that_a_sharded_scaler_replaces_for_sharded_runs_is_silent() -> None:
-    # a conditional expression, an assignment under `if args.fsdp:`, a trainer attribute
+    # a conditional expression, an assignment under `if args.fsdp:`, a trainer attribute, the class picked
     _assert_clean("clean_fsdp1_plain_scaler_replaced_by_sharded.py")
 
 

@@ -273,8 +273,12 @@ def _unsharded(model: FileModel, wrap: cst.Call) -> bool:
 def _replaced_by_sharded(model: FileModel, scaler: Binding) -> bool:
     """Whether a later assignment in the same scope puts a ShardedGradScaler in the plain
     scaler's place, outright or on one side of a conditional (FunASR's `scaler =
-    ShardedGradScaler(...) if use_fsdp else scaler`): the sharded runs get the sharded
+    ShardedGradScaler(...) if use_fsdp else scaler`), or it is built from a name that may
+    also hold ShardedGradScaler (betty's `scaler_cls = GradScaler`, then `scaler_cls =
+    ShardedGradScaler` under `if strategy == "fsdp":`): the sharded runs get the sharded
     scaler, and the plain one is what the runs without FSDP keep."""
+    if isinstance(scaler.node, cst.Call) and any(sharded_scaler(q) for q in model.names.resolve(scaler.node.func)):
+        return True
     scope = model.enclosing_function(scaler.node)
     for node in model.assigns:
         if not isinstance(node, cst.Assign) or node.value is None or not model.precedes(scaler.node, node):
