@@ -363,6 +363,12 @@ class FunctionProgram:
     returns_function: Optional[str] = None
     # the parameters whose default is `None`: a call that does not pass one runs with it None
     none_defaults: tuple[str, ...] = ()
+    # the value of `scaler.scale()` a `return` returns (`return self.scaler.scale(loss)`, or a
+    # name holding it), and the same for each place of the tuples the `return`s return
+    # (`return loss, logs` after `loss = self.scaler.scale(loss)`): a backward of what a
+    # caller receives there is scaled
+    returns_scaled: Optional[Scaled] = None
+    returns_scaled_items: tuple[Optional[Scaled], ...] = ()
     node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
     @property
@@ -720,11 +726,31 @@ class _Builder:
                 param_bindings[name] = info
         kwonly = tuple(p.name.value for p in fn.params.kwonly_params)
         rebound = tuple(name for name in (*params, *kwonly) if self.b.consts.assigns(fn, name))
+        scaled, scaled_items = self._returns_scaled(fn)
         return FunctionProgram(
             scope_key(self.tree, fn), scope_key(self.tree, cls) if in_class and cls is not None else None,
             tuple(params), kwonly, param_bindings, ops, self_name, self._returns(fn), self._returns_items(fn),
-            rebound=rebound, returns_function=self._returns_function(fn), none_defaults=_none_defaults(fn), node=fn,
+            rebound=rebound, returns_function=self._returns_function(fn), none_defaults=_none_defaults(fn),
+            returns_scaled=scaled, returns_scaled_items=scaled_items, node=fn,
         )
+
+    def _returns_scaled(self, fn: cst.FunctionDef) -> tuple[Optional[Scaled], tuple[Optional[Scaled], ...]]:
+        """The scaled value some `return` of `fn` returns, whole or in each place of a tuple
+        literal (betty's `get_loss`: `loss = self.scaler.scale(loss)` when a scaler is set, then
+        `return loss, loss_dict`). One such `return` is enough: on a path without it no scaler
+        was at hand to scale with, so none unscales what the caller back-propagates."""
+        whole: Optional[Scaled] = None
+        items: list[Optional[Scaled]] = []
+        for node in self.tree.returns_of(fn):
+            if isinstance(node.value, cst.Tuple):
+                for i, el in enumerate(node.value.elements):
+                    found = None if isinstance(el, cst.StarredElement) else self._scaled_ref(el.value)
+                    if found is not None:
+                        items.extend([None] * (i + 1 - len(items)))
+                        items[i] = items[i] or found
+            elif node.value is not None:
+                whole = whole or self._scaled_ref(node.value)
+        return whole, tuple(items)
 
     def _returns_function(self, fn: cst.FunctionDef) -> Optional[str]:
         """The function defined in `fn` itself that every `return` of it returns by name."""

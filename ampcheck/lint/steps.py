@@ -1147,6 +1147,9 @@ class StepEvents:
                 if closure is not None:
                     return Val(text, BindingInfo("function", closure), qualname=qualname)
                 made = self._made(b.made_by, module, self_cls, b.made_item)
+                scaled = self._made_scaled(b.made_by, module, self_cls, b.made_item) if made is None else None
+                if scaled is not None:
+                    return Val(text, scaled_by=scaled, qualname=qualname)  # (`loss, logs = self.get_loss(batch)`)
             if made is None and b.used_as_scaler:
                 # what the project cannot follow (`instantiate(cfg.scaler)`, a registry's build)
                 # used as only a GradScaler is: one, maybe on; made outside the project, a new
@@ -1178,6 +1181,25 @@ class StepEvents:
         else:
             returned = fn.returns_items[item] if item < len(fn.returns_items) else None
         return self._qualified(returned, home) if returned is not None else None
+
+    def _made_scaled(
+        self, maker: Optional[str], module: ModuleSummary, self_cls: Optional[ClassRef], item: Optional[int],
+    ) -> Optional[Val]:
+        """The scaler whose `scale()` a method of the object returns a value of, whole or in
+        place `item` of its tuple, when it is an attribute of the object (`self.scaler`): the
+        same scaler as the caller's `self.scaler`. What a plain function returns scaled by a
+        scaler it was handed belongs to call arguments this value no longer knows."""
+        found = self._maker(maker, module, self_cls) if maker is not None and maker.startswith("self.") else None
+        if found is None:
+            return None
+        home, fn = found
+        if item is None:
+            scaled = fn.returns_scaled
+        else:
+            scaled = fn.returns_scaled_items[item] if item < len(fn.returns_scaled_items) else None
+        if scaled is None or not isinstance(scaled.scaler, Attr):
+            return None
+        return self.val(scaled.scaler, _Frame(home, fn, {}, self_cls))
 
     def _maker(self, maker: str, module: ModuleSummary, self_cls: Optional[ClassRef]) -> Optional[tuple[ModuleSummary, FunctionProgram]]:
         """The project function a maker names (`self.setup_optimizers` resolved on the
