@@ -408,6 +408,15 @@ class StepEvents:
         # in the sequence being replayed
         self._reached_scalers: dict[str, BindingInfo] = {}
         self._standalone: dict[int, list[Event]] = {}
+        # calls whose replay, by what it reads (`_quiet_key`), emits nothing: entered from
+        # hundreds of paths (an engine's constructor and accessors), each replayed once; the
+        # value is the smallest depth it is known quiet from (a call entered deeper is cut
+        # sooner)
+        self._quiet: dict[tuple, int] = {}
+        # ops skipped as never running on the path and recursive calls cut, and calls cut for
+        # depth: a replay that skipped or cut nothing says what every replay of that call does
+        self._narrowed = 0
+        self._cut_deep = 0
         # (class, `__init__` parameter) -> the one class its constructions pass there
         self._passed: dict[tuple[int, str], Optional[str]] = {}
 
@@ -853,6 +862,7 @@ class StepEvents:
             key = tuple(map(id, op.guards))
             guards = placed[key] if key in placed else placed.setdefault(key, self._guards(frame, op.guards))
             if guards is None:
+                self._narrowed += 1
                 continue
             if op.kind is OpKind.CALL:
                 self._call(op, frame, guards, out, follow)
@@ -1008,8 +1018,14 @@ class StepEvents:
     ) -> None:
         """Replay `fn` called by `op` (`same_self`: a `self.method()` call, on the caller's own
         object; `owner`: the object a method is called on, where it is known)."""
-        if not fn.ops or id(fn) in frame.stack or len(frame.stack) > _MAX_DEPTH:
-            return  # (a function with no op, an accessor `return self._config.fp16`: nothing to replay)
+        if not fn.ops:
+            return  # (an accessor `return self._config.fp16`: nothing to replay)
+        if id(fn) in frame.stack:
+            self._narrowed += 1
+            return
+        if len(frame.stack) > _MAX_DEPTH:
+            self._cut_deep += 1
+            return
         params = list(fn.params[1:] if skip_self and fn.self_name is not None else fn.params)
         args: dict[str, Val] = {}
         handed: list[tuple[str, Hashable]] = []
@@ -1030,7 +1046,25 @@ class StepEvents:
             module, fn, args, self_cls, via, guards, (*frame.stack, id(fn)),
             frame.owner if same_self else owner if owner is not None else via, tuple(handed),
         )
+        quiet, depth = self._quiet_key(inner), len(inner.stack)
+        known = self._quiet.get(quiet, _MAX_DEPTH + 2)
+        if known <= depth:
+            self._cut_deep += known > 0  # (quiet because it is entered this deep: so is the caller)
+            return
+        before, cut_deep = (len(out), self._narrowed, len(self._reached_scalers)), self._cut_deep
         self._replay(inner, out, follow=True)
+        if before[0] <= _MAX_EVENTS and (len(out), self._narrowed, len(self._reached_scalers)) == before:
+            self._quiet[quiet] = min(self._quiet.get(quiet, depth), depth if self._cut_deep != cut_deep else 0)
+
+    def _quiet_key(self, frame: _Frame) -> tuple:
+        """What a replay of `frame` that emits nothing, skips no op and cuts no call reads: the
+        function, the class of `self`, the values handed to it and the scalers met so far.
+        Another path into it differs in what it does not read (its call sites, its `if`s
+        decided, its object's identity): those may only skip more of it, and a replay of
+        part of a quiet call is quiet."""
+        cls = (id(frame.self_cls[0]), id(frame.self_cls[1])) if frame.self_cls is not None else None
+        handed = tuple((name, _signature(v)) for name, v in frame.args.items())
+        return id(frame.fn), id(frame.module), cls, handed, tuple(self._reached_scalers.items())
 
     def _hands_amp_state(self, op: Op, frame: _Frame) -> bool:
         """Whether a call hands on anything a training step is made of: a scaler, an
@@ -1315,6 +1349,13 @@ class StepEvents:
         if v.text is None:
             return False
         return named_like_optimizer(v.text.rsplit(".", 1)[-1])
+
+
+def _signature(v: Val) -> tuple:
+    """A value of a replay as comparable data (`Val` compares by identity)."""
+    cls = (id(v.cls[0]), id(v.cls[1])) if v.cls is not None else None
+    scaled = _signature(v.scaled_by) if v.scaled_by is not None else None
+    return v.text, v.binding, scaled, cls, v.qualname, v.key, v.string
 
 
 def _retested_the_other_way(decided: dict[tuple, tuple[Branch, int]], inner: tuple[Guard, ...]) -> bool:
