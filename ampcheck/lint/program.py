@@ -157,6 +157,9 @@ class Value:
     binding: Optional[BindingInfo] = None
     qualname: Optional[str] = None
     string: Optional[str] = None  # the value of a string literal (`'d_step'`)
+    # the names an optimizer picked from a collection reads (`optimizers[start + i]`: a loop
+    # binding `i` steps another optimizer each pass)
+    reads: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -1274,7 +1277,10 @@ class _Builder:
         if isinstance(expr, cst.SimpleString) and isinstance(expr.evaluated_value, str):
             return Value(None, string=expr.evaluated_value)
         if text is None:
-            return Value(None, BindingInfo("optimizer")) if self.b.indexes_optimizers(expr) else Value(None)
+            if not self.b.indexes_optimizers(expr):
+                return Value(None)
+            reads = tuple(sorted({n.value for n in preorder(expr) if isinstance(n, cst.Name)}))
+            return Value(None, BindingInfo("optimizer"), reads=reads)
         if isinstance(expr, cst.Name):
             if self._is_self(expr):
                 return Attr("")

@@ -197,6 +197,9 @@ class Event:
     binding: Optional[BindingInfo] = None
     target: Union[None, str, frozenset[str]] = None
     target_binding: Optional[BindingInfo] = None
+    # the names the expression picking the optimizer of a step or unscale_ reads, where it
+    # has no name of its own (`optimizers[start + i]`)
+    target_reads: tuple[str, ...] = ()
     function: str = ""  # the key of the function the op is written in ("" for a module body)
     spelled: Optional[str] = None  # the scaler as written where the op is
     # a backward started from an intermediate tensor with an upstream gradient (`features.backward(
@@ -972,6 +975,7 @@ class StepEvents:
                 out.append(self._event(
                     kind, op, frame, guards, scaler=scaler[0], binding=scaler[1], spelled=_spelling(op),
                     target=opt.text if opt is not None else None, target_binding=opt.binding if opt is not None else None,
+                    target_reads=opt_ref.reads if isinstance(opt_ref, Value) else (),
                 ))
             return
         if name == "step" and recv.cls is not None and self.project.base_kind(*recv.cls) == "optimizer":

@@ -131,18 +131,19 @@ class _Step:
 
     def iteration(self, e: Event, scaler: str) -> Optional[Guard]:
         """The training iteration `e` repeats in: its innermost loop that also back-propagates
-        through `scaler` (a loop over the optimizers, stepping each once, is not one). Where
+        through `scaler`, unless each of its passes steps (or unscales) another optimizer (a
+        loop over the optimizers, stepping each once, is not one, even with a backward of its
+        own per optimizer: `for i in range(2): ... scaler.step(optimizers[start + i])`). Where
         no backward through `scaler` is in sight (run by a closure handed to a helper outside
         the project), the innermost loop around `e` that does not walk what `e` works on (`for
         opt in used_optimizers: scaler.step(opt)` inside the loop over batches)."""
         backs = [b for b in self.of(EventKind.SCALED_BACKWARD, scaler)]
         for loop in reversed(e.loops):
-            if any(loop in b.loops for b in backs):
+            if any(loop in b.loops for b in backs) and not _walks(e, loop):
                 return loop
         if backs or e.kind not in (EventKind.SCALER_STEP, EventKind.UNSCALE) or not isinstance(e.target, str):
             return None
-        walked = e.target.partition(".")[0]  # (a dotted name: `opt`, `self.optimizer`)
-        return next((loop for loop in reversed(e.loops) if walked not in loop.binds), None)
+        return next((loop for loop in reversed(e.loops) if not _walks(e, loop)), None)
 
     def dominates(self, a: Event, b: Event, scaler: Optional[Binding], text: str) -> bool:
         """Whether `a` (before `b`) runs whenever `b` does: in the same iteration, under no
@@ -523,6 +524,17 @@ def _left_by_the_last_pass(step: _Step, x: Event, e: Event) -> Optional[Guard]:
     if not any(y.kind == EventKind.SCALER_STEP and y.scaler == x.scaler and loop not in y.loops and not exclusive(y, e) for y in later):
         return None
     return loop
+
+
+def _walks(e: Event, loop: Guard) -> bool:
+    """Whether each pass of `loop` may step or unscale another optimizer with `e`: the
+    optimizer is a name the loop binds (`for opt in optimizers`, a dotted name on it: `opt`,
+    `group.optimizer`) or is picked from a collection by one (`optimizers[start + i]`)."""
+    if e.kind not in (EventKind.SCALER_STEP, EventKind.UNSCALE):
+        return False
+    if isinstance(e.target, str):
+        return e.target.partition(".")[0] in loop.binds
+    return any(name in loop.binds for name in e.target_reads)
 
 
 def _inner_conditions(x: Event, loop: Guard) -> set[Guard]:
