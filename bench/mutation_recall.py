@@ -244,8 +244,9 @@ def _moved_after(path: str, source: str, block: list[ast.stmt], i: int, clip: in
     uns, target = block[i], block[clip]
     uns_lines = lines[uns.lineno - 1 : uns.end_lineno]  # type: ignore[misc]
     indent_uns = len(uns_lines[0]) - len(uns_lines[0].lstrip())
-    indent_target = len(lines[target.lineno - 1]) - len(lines[target.lineno - 1].lstrip())
-    moved = [" " * indent_target + line[indent_uns:] if line.strip() else line for line in uns_lines]
+    target_line = lines[target.lineno - 1]
+    prefix = target_line[: len(target_line) - len(target_line.lstrip())]  # (tabs stay tabs)
+    moved = [prefix + line[indent_uns:] if line.strip() else line for line in uns_lines]
     head = lines[: uns.lineno - 1]
     middle = lines[uns.end_lineno : target.end_lineno]  # type: ignore[misc]
     tail = lines[target.end_lineno :]  # type: ignore[misc]

@@ -28,3 +28,12 @@ def test_every_injected_bug_is_reported_near_it(path: Path):
     for m in mutants:
         lines = [f.line for f in lint_source(m.text, "AMP1", str(path))]
         assert any(m.first - mutation_recall.NEAR <= line <= m.last + mutation_recall.NEAR for line in lines), m.kind
+
+
+def test_an_unscale_moved_after_the_clip_keeps_a_tab_indented_file_python():
+    # a block indented with tabs (CenterCLIP's `main.py`): the moved line takes the clip's tabs
+    source = (FIXTURES / "amp1xx" / "clean_canonical.py").read_text().replace("    ", "\t")
+    [moved] = [m for m in mutation_recall.mutants("tabs.py", source) if m.kind == "unscale_after_clip"]
+    compile(moved.text, "tabs.py", "exec")
+    lines = [f.line for f in lint_source(moved.text, "AMP1", "tabs.py")]
+    assert any(moved.first - mutation_recall.NEAR <= line <= moved.last + mutation_recall.NEAR for line in lines)
