@@ -295,7 +295,9 @@ class GuardSpec:
     stmt: int  # the statement, the same for all its branches (unique within the module)
     test: Optional[Test] = None
     case: int = 0  # which `case` of a match
-    binds: tuple[str, ...] = ()  # the names a `for` binds each pass (`opt` in `for opt in optimizers`)
+    # the names a `for` binds each pass (`opt` in `for opt in optimizers`; `self.iter` in `for
+    # self.iter in range(...)`, which binds no `self`)
+    binds: tuple[str, ...] = ()
     passes: Optional[int] = None  # how many passes a `for` over a sequence the code spells out makes
     # the code after an `if` whose body, or a statement each of whose early ways out, only
     # raises (uncaught in the function): a pass that does not get here ended the run, so every
@@ -901,7 +903,7 @@ class _Builder:
             kind = _GUARD_KINDS[type(node)]
             tested = node.test if isinstance(node, (cst.If, cst.While)) else node.iter if isinstance(node, cst.For) else None
             test = self._test(tested) if tested is not None else None
-            binds = tuple(n.value for n in preorder(node.target) if isinstance(n, cst.Name)) if isinstance(node, cst.For) else ()
+            binds = _loop_binds(node.target) if isinstance(node, cst.For) else ()
             passes = self._length(node.iter) if isinstance(node, cst.For) else None
             g = self._guard_cache[k] = GuardSpec(kind, branch, id(node), test, case, binds, passes, node=node)
         return g
@@ -1809,3 +1811,12 @@ def _parameters_receiver(expr: Optional[cst.BaseExpression]) -> Optional[cst.Bas
 
 # -- the disk form -------------------------------------------------------------------------------------
 _TAGGED = (Param, Attr, Value, Member, Scaled, Local, Imported, SelfMethod, Method, Unknown)
+
+
+def _loop_binds(target: cst.BaseExpression) -> tuple[str, ...]:
+    """What a `for` target binds each pass: its names and dotted attributes (`i`, `opt`,
+    `self.iter`), through tuples and lists (a starred element's too)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return tuple(name for el in target.elements for name in _loop_binds(el.value))
+    text = dotted(target)
+    return (text,) if text is not None else ()

@@ -533,7 +533,7 @@ def _walks(e: Event, loop: Guard) -> bool:
     if e.kind not in (EventKind.SCALER_STEP, EventKind.UNSCALE):
         return False
     if isinstance(e.target, str):
-        return e.target.partition(".")[0] in loop.binds
+        return any(e.target == bound or e.target.startswith(f"{bound}.") for bound in loop.binds)
     return any(name in loop.binds for name in e.target_reads)
 
 
