@@ -1782,6 +1782,15 @@ def _walk_names(tree: SourceTree, node: cst.CSTNode) -> Iterator[cst.Name]:
             stack.extend(tree.children(cur))
 
 
+def _loop_binds(target: cst.BaseExpression) -> tuple[str, ...]:
+    """What a `for` target binds each pass: its names and dotted attributes (`i`, `opt`,
+    `self.iter`), through tuples and lists (a starred element's too)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return tuple(name for el in target.elements for name in _loop_binds(el.value))
+    text = dotted(target)
+    return (text,) if text is not None else ()
+
+
 def _self_attributes(target: cst.BaseExpression) -> Iterator[str]:
     """The `self.<attr>` names an assignment target binds (`self.a`, `self.a, self.b = ...`)."""
     if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
@@ -1811,12 +1820,3 @@ def _parameters_receiver(expr: Optional[cst.BaseExpression]) -> Optional[cst.Bas
 
 # -- the disk form -------------------------------------------------------------------------------------
 _TAGGED = (Param, Attr, Value, Member, Scaled, Local, Imported, SelfMethod, Method, Unknown)
-
-
-def _loop_binds(target: cst.BaseExpression) -> tuple[str, ...]:
-    """What a `for` target binds each pass: its names and dotted attributes (`i`, `opt`,
-    `self.iter`), through tuples and lists (a starred element's too)."""
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return tuple(name for el in target.elements for name in _loop_binds(el.value))
-    text = dotted(target)
-    return (text,) if text is not None else ()

@@ -45,7 +45,7 @@ import re
 from dataclasses import dataclass, field, replace
 from ampcheck.lint.enums import StrEnum
 from functools import cached_property
-from typing import TYPE_CHECKING, Hashable, Iterator, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Hashable, Iterator, Optional, Sequence, TypeVar, Union
 
 import libcst as cst
 
@@ -1214,10 +1214,7 @@ class StepEvents:
         if found is None:
             return None
         home, fn = found
-        if item is None:
-            returned = fn.returns
-        else:
-            returned = fn.returns_items[item] if item < len(fn.returns_items) else None
+        returned = _in_place(fn.returns, fn.returns_items, item)
         return self._qualified(returned, home) if returned is not None else None
 
     def _made_scaled(
@@ -1231,10 +1228,7 @@ class StepEvents:
         if found is None:
             return None
         home, fn = found
-        if item is None:
-            scaled = fn.returns_scaled
-        else:
-            scaled = fn.returns_scaled_items[item] if item < len(fn.returns_scaled_items) else None
+        scaled = _in_place(fn.returns_scaled, fn.returns_scaled_items, item)
         if scaled is None or not isinstance(scaled.scaler, Attr):
             return None
         return self.val(scaled.scaler, _Frame(home, fn, {}, self_cls))
@@ -1353,6 +1347,16 @@ class StepEvents:
         if v.text is None:
             return False
         return named_like_optimizer(v.text.rsplit(".", 1)[-1])
+
+
+_Returned = TypeVar("_Returned")
+
+
+def _in_place(whole: Optional[_Returned], items: tuple[Optional[_Returned], ...], item: Optional[int]) -> Optional[_Returned]:
+    """What a function returns (`whole`), or in place `item` of the tuple it returns."""
+    if item is None:
+        return whole
+    return items[item] if item < len(items) else None
 
 
 def _signature(v: Val) -> tuple:
