@@ -1281,7 +1281,7 @@ class _Builder:
         if text is None:
             if not self.b.indexes_optimizers(expr):
                 return Value(None)
-            reads = tuple(sorted({n.value for n in preorder(expr) if isinstance(n, cst.Name)}))
+            reads = tuple(sorted({n.value for n in _walk_names(self.tree, expr)}))
             return Value(None, BindingInfo("optimizer"), reads=reads)
         if isinstance(expr, cst.Name):
             if self._is_self(expr):
