@@ -178,12 +178,22 @@ class _Step:
 
     def conditions(self, e: Event, scaler: Optional[Binding], text: str) -> frozenset["Cond"]:
         """The conditions that decide whether `e` runs, less those that switch AMP itself and those a
-        pass escapes only by raising (`if bad: raise ...` before it: a pass that goes on runs it)."""
-        return frozenset(
-            Cond(g.condition, g.side, g.test) for g in e.guards
-            if not g.is_loop and g.branch not in (Branch.EXCEPT, Branch.RETRY) and not g.spec.aborts
-            and not self.is_toggle(g.test, scaler, text)
-        )
+        pass escapes only by raising (`if bad: raise ...` before it: a pass that goes on runs it).
+        Where an `and` that holds mixes the two (`if train and scaler is not None:`), its other
+        parts still decide: it runs where `if train:` around an `if scaler is not None:` does."""
+        found = set()
+        for g in e.guards:
+            if g.is_loop or g.branch in (Branch.EXCEPT, Branch.RETRY) or g.spec.aborts:
+                continue
+            if not self.is_toggle(g.test, scaler, text):
+                found.add(Cond(g.condition, g.side, g.test))
+            elif g.branch is Branch.BODY and g.test is not None and g.test.conjuncts:
+                parts = set(map(id, g.test.conjuncts))
+                found.update(
+                    Cond(key, side, part) for key, side, part in g.facts
+                    if id(part) in parts and not self.is_toggle(part, scaler, text)
+                )
+        return frozenset(found)
 
     def known(self, e: Event, scaler: Optional[Binding], text: str) -> frozenset["Cond"]:
         """`conditions`, with what else the `if`s around `e` tell (`Guard.facts`): conditions
