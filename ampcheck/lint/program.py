@@ -1366,10 +1366,25 @@ class _Builder:
 
     def _scaled_value(self, name: cst.Name, depth: int = 0) -> Optional[Scaled]:
         """`y = scaler.scale(x)` (or a value carrying it) ... `y`: the scaled value, when that
-        assignment is the latest."""
+        assignment is the latest; or `for y in ys:` over a collection of scaled values (`ys =
+        {scaler.scale(v) for v in losses}`) where no assignment in the loop comes first."""
         fn = self.tree.enclosing_function(name)
         if (fn, name.value) not in self._scaled:
             return None
+        best = self._latest_assignment(name, fn)
+        loop = next((
+            a for a in self.tree.ancestors(name)
+            if isinstance(a, cst.For) and isinstance(a.target, cst.Name) and a.target.value == name.value
+            and self.tree.enclosing_function(a) is fn and name not in self.tree.ancestors(a.iter)
+        ), None)
+        if loop is not None and (best is None or not self.tree.precedes(loop, best)):
+            return self._scaled_items(loop.iter, depth + 1)
+        if best is None or len(best.targets) != 1:
+            return None
+        return self._scaled_ref(best.value, depth)
+
+    def _latest_assignment(self, name: cst.Name, fn: Optional[cst.FunctionDef]) -> Optional[cst.Assign]:
+        """The last assignment to `name` in its function written before it (not around it)."""
         best = None
         for node in self.tree.assigns:
             if self.tree.enclosing_function(node) is not fn or not isinstance(node, cst.Assign):
@@ -1377,25 +1392,36 @@ class _Builder:
             if any(isinstance(t.target, cst.Name) and t.target.value == name.value for t in node.targets):
                 if self.tree.precedes(node, name) and node not in self.tree.ancestors(name):
                     best = node
-        if best is None or len(best.targets) != 1:
+        return best
+
+    def _scaled_items(self, expr: cst.BaseExpression, depth: int) -> Optional[Scaled]:
+        """The scaled value each item of a collection is: a comprehension of `scaler.scale(v)`,
+        a list, tuple or set every element of which is scaled, or a name assigned one last."""
+        if depth > _MAX_ALIASES * 2:
             return None
-        return self._scaled_ref(best.value, depth)
+        if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+            return self._scaled_ref(expr.elt, depth + 1)
+        if isinstance(expr, (cst.List, cst.Tuple, cst.Set)) and expr.elements:
+            found = [None if isinstance(e, cst.StarredElement) else self._scaled_ref(e.value, depth + 1) for e in expr.elements]
+            return found[0] if all(f is not None for f in found) else None
+        if isinstance(expr, cst.Name):
+            best = self._latest_assignment(expr, self.tree.enclosing_function(expr))
+            if best is not None and len(best.targets) == 1:
+                return self._scaled_items(best.value, depth + 1)
+        return None
 
     def _index_scaled_assignments(self) -> set[tuple[Optional[cst.FunctionDef], str]]:
         """The names a `scaler.scale(...)` call's value may be assigned to, in the function
         they are local to: those assigned an expression holding such a call, then those
         assigned an expression holding one of those names (`scaled = scaler.scale(loss)`,
-        `scaled_loss = scaled / n`)."""
+        `scaled_loss = scaled / n`), and the targets of loops over what holds one."""
         out: set[tuple[Optional[cst.FunctionDef], str]] = set()
-        holders = {
-            anc for call in self.tree.calls
-            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "scale"
-            for anc in self.tree.ancestors(call) if isinstance(anc, cst.Assign)
-        }
-        if not holders:
-            return out  # no assignment holds one, so none holds a name assigned one
+        scales = [c for c in self.tree.calls if isinstance(c.func, cst.Attribute) and c.func.attr.value == "scale"]
+        if not scales:
+            return out
+        holders = {anc for call in scales for anc in self.tree.ancestors(call) if isinstance(anc, cst.Assign)}
         targets: list[tuple[cst.Assign, Optional[cst.FunctionDef], str]] = []
-        for node in self.tree.assigns:
+        for node in self.tree.assigns if holders else ():  # (none holds one: none holds a name assigned one)
             if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
                 targets.append((node, self.tree.enclosing_function(node), node.targets[0].target.value))
         scoped: set[Optional[cst.FunctionDef]] = set()  # the functions `out` has a name of
@@ -1404,6 +1430,13 @@ class _Builder:
                 if node in holders or (fn in scoped and any((fn, n.value) in out for n in _walk_names(self.tree, node.value))):
                     out.add((fn, name))
                     scoped.add(fn)
+        for loop in self.tree.loops:  # `for v in scaled_losses:` binds scaled values
+            if isinstance(loop, cst.For) and isinstance(loop.target, cst.Name):
+                fn = self.tree.enclosing_function(loop)
+                if any(isinstance(c, cst.Call) and isinstance(c.func, cst.Attribute) and c.func.attr.value == "scale"
+                       for c in preorder(loop.iter)) \
+                        or (fn in scoped and any((fn, n.value) in out for n in _walk_names(self.tree, loop.iter))):
+                    out.add((fn, loop.target.value))
         return out
 
     # -- functions a name call enters -------------------------------------------------------------------
