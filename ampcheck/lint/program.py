@@ -49,7 +49,7 @@ from ampcheck.lint.checkpoints import checkpoint_without_scaler, saved_state_key
 from ampcheck.lint.closures import keeps_alias
 from ampcheck.lint.codec import Codec
 from ampcheck.lint.consteval import named_param, param_names
-from ampcheck.lint.kinds import framework_clipper
+from ampcheck.lint.kinds import framework_clipper, is_optimizer_class
 from ampcheck.lint.names import call_argument, compared_to_none, dotted
 from ampcheck.lint.tree import SourceTree
 from ampcheck.lint.walk import preorder
@@ -812,10 +812,14 @@ class _Builder:
         return tuple(place.pop() if len(place) == 1 else None for place in places)
 
     def _returned_class(self, value: cst.BaseExpression, at: cst.CSTNode) -> Optional[str]:
-        """The class of a returned value: a local GradScaler's, a local object's of a class
-        named where it was built, or the class a call constructs."""
+        """The class of a returned value: a local GradScaler's, a local optimizer's built from
+        its class (`optD = torch.optim.Adam(...)`), a local object's of a class named where it
+        was built, or the class a call constructs."""
         local = self.b.lookup(value, at) if isinstance(value, cst.Name) else None
         if local is not None and local.kind == "scaler" and not local.inferred:
+            return local.qualname
+        if local is not None and local.kind == "optimizer" and local.maker is None and local.qualname is not None \
+                and is_optimizer_class(local.qualname, local.qualname.rsplit(".", 1)[-1]):
             return local.qualname
         if local is not None and local.kind in ("object", "model", "instance") and local.maker is None:
             # a local built from a class first (`multi_optim = MultiOptimizer(...); return multi_optim`)
