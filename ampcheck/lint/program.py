@@ -83,6 +83,8 @@ _MAX_ALIASES = 4
 _NOT_ON_DISK = {"disk": False}  # a tree node: meaningless in another process
 # Methods whose result carries the scaled loss on, times a constant at most: its gradients
 # stay multiplied by the loss scale.
+# calls whose value is the sum or the stack of the collection they are handed
+_GATHERS = frozenset({"torch.stack", "torch.cat", "torch.concat"})
 _SCALED_KEEPERS = frozenset(
     {"sum", "mean", "float", "half", "double", "to", "clone", "contiguous", "squeeze", "view", "reshape",
      "mul", "div", "mul_", "div_", "multiply", "divide", "neg", "__mul__", "__truediv__"}
@@ -1355,6 +1357,11 @@ class _Builder:
                 return self._scaled_ref(expr.func.value, depth + 1)
         if isinstance(expr, cst.Call) and "typing.cast" in self.tree.names.resolve(expr.func) and len(expr.args) == 2:
             return self._scaled_ref(expr.args[1].value, depth + 1)
+        if isinstance(expr, cst.Call) and expr.args and expr.args[0].keyword is None and not expr.args[0].star \
+                and self._gathers(expr.func):
+            return self._scaled_items(expr.args[0].value, depth + 1)
+        if isinstance(expr, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.List, cst.Tuple, cst.Set)):
+            return self._scaled_items(expr, depth + 1)  # (`torch.autograd.backward([scaler.scale(l) for l in losses])`)
         if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _LINEAR_OPERATORS):
             left = self._scaled_ref(expr.left, depth + 1)
             if left is not None or isinstance(expr.operator, cst.Divide):
@@ -1367,6 +1374,13 @@ class _Builder:
         if isinstance(expr, cst.Name):
             return self._scaled_value(expr, depth + 1)
         return None
+
+    def _gathers(self, func: cst.BaseExpression) -> bool:
+        """A call that adds up or stacks a collection of tensors, so that its value carries the
+        scale every item carries: the builtin `sum`, `torch.stack`, `torch.cat`."""
+        if isinstance(func, cst.Name) and func.value == "sum":
+            return not self.tree.names.resolve(func) and self.b.lookup(func, func) is None
+        return bool(self.tree.names.resolve(func) & _GATHERS)
 
     def _scaled_value(self, name: cst.Name, depth: int = 0) -> Optional[Scaled]:
         """`y = scaler.scale(x)` (or a value carrying it) ... `y`: the scaled value, when that
