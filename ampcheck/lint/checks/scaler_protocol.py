@@ -214,12 +214,18 @@ class _Step:
             extra = self.conditions(r, scaler, text) - cx
             if not extra:
                 return True
-            if all(c.side[0] is Branch.STAYED for c in extra) and all(
-                set(range(1, c.side[1] + 1)) <= self._left_with_reset(c.key, resets) for c in extra
-            ):
+            settled = {
+                c for c in extra if c.side[0] is Branch.STAYED
+                and set(range(1, c.side[1] + 1)) <= self._left_with_reset(c.key, resets)
+            }
+            if extra == settled:
                 return True  # after statements that some paths leave early, and on each of those paths
-            if len(extra) == 1:
-                [c] = extra
+            # what else decides: a reset on a path that leaves a statement early (`if bad:
+            # update(); continue`) stands for its side of the `if` it is in, as one after the
+            # statement, on a path each of whose early exits resets, stands for the other side
+            core = {c for c in extra - settled if c.side[0] is not Branch.LEFT}
+            if len(core) == 1:
+                [c] = core
                 sides.setdefault(c.key, set()).add(c.side)
         return any({(Branch.BODY, 0), (Branch.ORELSE, 0)} <= found for found in sides.values())
 
