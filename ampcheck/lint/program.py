@@ -476,7 +476,9 @@ class _Builder:
         self._guard_cache: dict[tuple[int, str], GuardSpec] = {}
         self._exits: dict[int, list[tuple[cst.BaseSuite, bool]]] = {}  # (a statement: its blocks that leave it early)
         self._aliases = 0  # `x = y.a` ... `y = x.b`: how deep `ref` is in following them
+        self._scales = any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "scale" for c in tree.calls)
         self._scaled = self._index_scaled_assignments()
+        self._scaled_attributes: dict[tuple[cst.ClassDef, str], Optional[Scaled]] = {}
         self._local_functions = self._index_local_functions()
         # whether any expression here can be the loss scale: `ref` asks of every argument
         self._gets_scale = any(is_get_scale(c) for c in tree.calls)
@@ -1373,6 +1375,12 @@ class _Builder:
             return self._scaled_ref(expr.body, depth + 1) or self._scaled_ref(expr.orelse, depth + 1)
         if isinstance(expr, cst.Name):
             return self._scaled_value(expr, depth + 1)
+        if isinstance(expr, cst.NamedExpr):  # `(scaled := scaler.scale(loss))`
+            return self._scaled_ref(expr.value, depth + 1)
+        if isinstance(expr, cst.Subscript):
+            return self._scaled_entry(expr, depth + 1)
+        if isinstance(expr, cst.Attribute) and self._scales and self._is_self(expr.value):
+            return self._scaled_attribute(expr, depth + 1)
         return None
 
     def _gathers(self, func: cst.BaseExpression) -> bool:
@@ -1383,7 +1391,8 @@ class _Builder:
         return bool(self.tree.names.resolve(func) & _GATHERS)
 
     def _scaled_value(self, name: cst.Name, depth: int = 0) -> Optional[Scaled]:
-        """`y = scaler.scale(x)` (or a value carrying it) ... `y`: the scaled value, when that
+        """`y = scaler.scale(x)` (or a value carrying it, or its place in a tuple assigned
+        whole: `y, n = scaler.scale(x), len(x)`) ... `y`: the scaled value, when that
         assignment is the latest; or `for y in ys:` over a collection of scaled values (`ys =
         {scaler.scale(v) for v in losses}`) where no assignment in the loop comes first."""
         fn = self.tree.enclosing_function(name)
@@ -1395,22 +1404,81 @@ class _Builder:
             if isinstance(a, cst.For) and isinstance(a.target, cst.Name) and a.target.value == name.value
             and self.tree.enclosing_function(a) is fn and name not in self.tree.ancestors(a.iter)
         ), None)
-        if loop is not None and (best is None or not self.tree.precedes(loop, best)):
+        if loop is not None and (best is None or not self.tree.precedes(loop, best[0])):
             return self._scaled_items(loop.iter, depth + 1)
-        if best is None or len(best.targets) != 1:
-            return None
-        return self._scaled_ref(best.value, depth)
+        return self._scaled_ref(best[1], depth) if best is not None else None
 
-    def _latest_assignment(self, name: cst.Name, fn: Optional[cst.FunctionDef]) -> Optional[cst.Assign]:
-        """The last assignment to `name` in its function written before it (not around it)."""
-        best = None
+    def _latest_assignment(self, name: cst.Name, fn: Optional[cst.FunctionDef]) -> Optional[tuple[cst.Assign, cst.BaseExpression]]:
+        """The last assignment to `name` in its function written before it (not around it),
+        with the value it gives the name: the whole value, or the value's element in the
+        name's place of a tuple written on both sides. None also where the last one binds the
+        name some other way (`a = b = ...`, `a, b = pair`)."""
+        best: Optional[tuple[cst.Assign, Optional[cst.BaseExpression]]] = None
         for node in self.tree.assigns:
             if self.tree.enclosing_function(node) is not fn or not isinstance(node, cst.Assign):
                 continue
-            if any(isinstance(t.target, cst.Name) and t.target.value == name.value for t in node.targets):
-                if self.tree.precedes(node, name) and node not in self.tree.ancestors(name):
-                    best = node
-        return best
+            value = _assigned_to(node, name.value)
+            if value is not False and self.tree.precedes(node, name) and node not in self.tree.ancestors(name):
+                best = (node, value)  # type: ignore[assignment]
+        return best if best is not None and best[1] is not None else None  # type: ignore[return-value]
+
+    def _scaled_entry(self, subscript: cst.Subscript, depth: int) -> Optional[Scaled]:
+        """`d["loss"]` where `d`'s last assignment is a dict literal whose "loss" is scaled, or
+        where `d["loss"] = scaler.scale(...)` is the last assignment of that entry."""
+        key = _string_index(subscript)
+        name = subscript.value
+        if key is None or not isinstance(name, cst.Name):
+            return None
+        fn = self.tree.enclosing_function(subscript)
+        if (fn, name.value) not in self._scaled:
+            return None
+        best: Optional[cst.BaseExpression] = None
+        for node in self.tree.assigns:
+            if self.tree.enclosing_function(node) is not fn or not isinstance(node, cst.Assign) or len(node.targets) != 1:
+                continue
+            if not self.tree.precedes(node, subscript) or node in self.tree.ancestors(subscript):
+                continue
+            target = node.targets[0].target
+            if isinstance(target, cst.Name) and target.value == name.value:
+                best = next((
+                    el.value for el in node.value.elements
+                    if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString) and el.key.evaluated_value == key
+                ), None) if isinstance(node.value, cst.Dict) else None
+            elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and target.value.value == name.value \
+                    and _string_index(target) == key:
+                best = node.value
+        return self._scaled_ref(best, depth + 1) if best is not None else None
+
+    def _scaled_attribute(self, attr: cst.Attribute, depth: int) -> Optional[Scaled]:
+        """`self.scaled_loss` where every value the methods of its class assign it is scaled
+        (`None` aside: an attribute reset between steps): the backward of one method reads
+        what the forward of another left there."""
+        cls = self.tree.enclosing_class(attr)
+        if cls is None:
+            return None
+        key = (cls, attr.attr.value)
+        if key in self._scaled_attributes:
+            return self._scaled_attributes[key]
+        self._scaled_attributes[key] = None  # (while it is worked out: an attribute assigned itself carries nothing)
+        values = [v for v in self._self_assignments.get(key, ()) if not (isinstance(v, cst.Name) and v.value == "None")]
+        found = [self._scaled_ref(v, depth + 1) for v in values]
+        scaled = found[0] if found and all(f is not None for f in found) else None
+        self._scaled_attributes[key] = scaled
+        return scaled
+
+    @cached_property
+    def _self_assignments(self) -> dict[tuple[cst.ClassDef, str], list[cst.BaseExpression]]:
+        """(class, attribute) -> the values its methods assign to `self.<attribute>`."""
+        out: dict[tuple[cst.ClassDef, str], list[cst.BaseExpression]] = {}
+        for node in self.tree.assigns:
+            if not isinstance(node, cst.Assign) or len(node.targets) != 1:
+                continue
+            target = node.targets[0].target
+            if isinstance(target, cst.Attribute) and self._is_self(target.value):
+                cls = self.tree.enclosing_class(target)
+                if cls is not None:
+                    out.setdefault((cls, target.attr.value), []).append(node.value)
+        return out
 
     def _scaled_items(self, expr: cst.BaseExpression, depth: int) -> Optional[Scaled]:
         """The scaled value each item of a collection is: a comprehension of `scaler.scale(v)`,
@@ -1424,8 +1492,8 @@ class _Builder:
             return found[0] if all(f is not None for f in found) else None
         if isinstance(expr, cst.Name):
             best = self._latest_assignment(expr, self.tree.enclosing_function(expr))
-            if best is not None and len(best.targets) == 1:
-                return self._scaled_items(best.value, depth + 1)
+            if best is not None:
+                return self._scaled_items(best[1], depth + 1)
         return None
 
     def _index_scaled_assignments(self) -> set[tuple[Optional[cst.FunctionDef], str]]:
@@ -1434,14 +1502,15 @@ class _Builder:
         assigned an expression holding one of those names (`scaled = scaler.scale(loss)`,
         `scaled_loss = scaled / n`), and the targets of loops over what holds one."""
         out: set[tuple[Optional[cst.FunctionDef], str]] = set()
-        scales = [c for c in self.tree.calls if isinstance(c.func, cst.Attribute) and c.func.attr.value == "scale"]
-        if not scales:
+        if not self._scales:
             return out
+        scales = [c for c in self.tree.calls if isinstance(c.func, cst.Attribute) and c.func.attr.value == "scale"]
         holders = {anc for call in scales for anc in self.tree.ancestors(call) if isinstance(anc, cst.Assign)}
         targets: list[tuple[cst.Assign, Optional[cst.FunctionDef], str]] = []
         for node in self.tree.assigns if holders else ():  # (none holds one: none holds a name assigned one)
-            if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-                targets.append((node, self.tree.enclosing_function(node), node.targets[0].target.value))
+            if isinstance(node, cst.Assign) and len(node.targets) == 1:
+                fn = self.tree.enclosing_function(node)
+                targets.extend((node, fn, name) for name in _bound_names(node.targets[0].target))
         scoped: set[Optional[cst.FunctionDef]] = set()  # the functions `out` has a name of
         for _ in range(2):
             for node, fn, name in targets:
@@ -1740,6 +1809,49 @@ def _only_element(expr: cst.BaseExpression) -> cst.BaseExpression:
 def _positional_params(fn: cst.FunctionDef) -> list[str]:
     p = fn.params
     return [x.name.value for x in (*p.posonly_params, *p.params)]
+
+
+def _bound_names(target: cst.BaseExpression) -> Iterator[str]:
+    """The local names an assignment target binds or fills: `x`, each name of `x, y`, and
+    the dict `d` of `d["k"]`."""
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for el in target.elements:
+            if isinstance(el.value, cst.Name):
+                yield el.value.value
+    elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+        yield target.value.value
+
+
+def _assigned_to(node: cst.Assign, name: str) -> Union[bool, None, cst.BaseExpression]:
+    """What `node` gives the local `name`: False when it does not bind it; its value, or its
+    element in the name's place (`scaled, n = scaler.scale(loss), len(x)`); None when it binds
+    it another way (`a = b = v`, `a, b = pair`, `*a, b = ...`)."""
+    found: Union[bool, None, cst.BaseExpression] = False
+    for t in node.targets:
+        target = t.target
+        if isinstance(target, cst.Name):
+            if target.value == name:
+                found = node.value if len(node.targets) == 1 else None
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            places = [i for i, el in enumerate(target.elements) if isinstance(el.value, cst.Name) and el.value.value == name]
+            if places:
+                value = node.value
+                whole = isinstance(value, (cst.Tuple, cst.List)) and len(node.targets) == 1 \
+                    and len(value.elements) == len(target.elements) \
+                    and not any(isinstance(e, (cst.StarredElement,)) for e in (*value.elements, *target.elements))
+                found = value.elements[places[-1]].value if whole else None
+    return found
+
+
+def _string_index(subscript: cst.Subscript) -> Optional[str]:
+    """The string literal a subscript indexes by (`d["loss"]`), else None."""
+    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+        return None
+    key = subscript.slice[0].slice.value
+    value = key.evaluated_value if isinstance(key, cst.SimpleString) else None
+    return value if isinstance(value, str) else None
 
 
 def _holds_loss_scale(expr: cst.CSTNode) -> bool:
