@@ -356,6 +356,22 @@ class Bindings:
         node = reaching[0][0]
         return None if node in set(self.tree.ancestors(name)) else node.value
 
+    def reaching_values(self, name: cst.Name) -> Optional[list[cst.BaseExpression]]:
+        """The values of every assignment of a local name that may reach `name`; None where
+        one that may reach it is no plain assignment (a loop target, an unpacking)."""
+        fn = self.tree.enclosing_function(name)
+        entries = self._by_key.get((fn, name.value))
+        if not entries:
+            return None
+        values = []
+        for node, _ in self._reaching(entries, name):
+            if not isinstance(node, (cst.Assign, cst.AnnAssign)) or node.value is None or node in set(self.tree.ancestors(name)):
+                return None
+            if isinstance(node, cst.Assign) and (len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name)):
+                return None
+            values.append(node.value)
+        return values
+
     def _dominates(self, node: cst.CSTNode, at: cst.CSTNode) -> bool:
         """Whether `at` runs only after `node` has run (both in one scope, `node` first): every
         conditional block around `node` is around `at` too."""

@@ -828,6 +828,12 @@ class _Builder:
         if local is not None and local.kind in ("object", "model", "instance") and local.maker is None:
             # a local built from a class first (`multi_optim = MultiOptimizer(...); return multi_optim`)
             return f"{self.module_name}.{scope_key(self.tree, local.cls)}" if local.cls is not None else local.class_qualname
+        if local is None and isinstance(value, cst.Name):
+            # `clip = None; if cfg.clip: clip = ClipGrad(...); return clip`: what the caller
+            # calls on the result (or calls it) runs on the object whenever it can run at all
+            built = [v for v in self.b.reaching_values(value) or () if not (isinstance(v, cst.Name) and v.value == "None")]
+            classes = {self._class_name(v.func) if isinstance(v, cst.Call) else None for v in built}
+            return classes.pop() if len(classes) == 1 else None
         return self._class_name(value.func) if isinstance(value, cst.Call) else None
 
     def _class_name(self, expr: cst.BaseExpression) -> Optional[str]:

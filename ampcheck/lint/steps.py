@@ -903,6 +903,12 @@ class StepEvents:
             owner = frame.self_cls or self._class_ref_by_key(frame.module, callee.cls)
             found = self.project.method(*owner, callee.name, after=callee.super_) if owner is not None else None
             if found is None:
+                held = self.val(Attr(callee.name), frame) if owner is not None and not callee.super_ else None
+                if held is not None and held.cls is not None and self.project.method(*held.cls, "__call__") is not None:
+                    # `self.clip_grad(self.model)`: no method of that name, an attribute holding an
+                    # object of a project class, which calling runs its `__call__`
+                    self._method(op, held, "__call__", frame, guards, out, follow)
+                    return
                 self._method(op, Val("self", cls=owner), callee.name, frame, guards, out, follow, resolve=False)
                 return
             target = (found[0], found[2], owner, False)
