@@ -5,7 +5,7 @@ and the shapes of calls, so every layer may import it.
 A **GradScaler** is an object the analysis can trace to one of SCALER_CLASSES:
 
 - its construction calls one of them (`torch.amp.GradScaler("cuda")`, `torch.cuda.amp`'s,
-  `torch.cpu.amp`'s, FSDP1's `ShardedGradScaler`, fairscale's), or a project class whose
+  `torch.cpu.amp`'s, FSDP1's `ShardedGradScaler`, fairscale's, torch_xla's), or a project class whose
   bases reach one through the project's class hierarchy (`base_kind`);
 - an annotation names one (`scaler: GradScaler | None`): maybe on, since it may be None;
 - a caller in the project passes one (the step sequences replay a function with its
@@ -58,6 +58,10 @@ SCALER_CLASSES = frozenset(
         "fairscale.optim.grad_scaler.ShardedGradScaler",
         "fairscale.optim.GradScaler",
         "fairscale.optim.grad_scaler.GradScaler",
+        # torch_xla's subclass of torch.cuda.amp.GradScaler: the same state machine, only the
+        # skipped step done another way (torch_xla/amp/grad_scaler.py)
+        "torch_xla.amp.GradScaler",
+        "torch_xla.amp.grad_scaler.GradScaler",
     }
 )
 # The class names a star import (`from torch.cuda.amp import *`) leaves unresolved.
@@ -113,7 +117,8 @@ def is_scaler_class(qualname: Optional[str]) -> bool:
 def plain_cuda_scaler(qualname: Optional[str]) -> bool:
     """A GradScaler for CUDA that is not sharded: what FSDP1's sharded gradients need
     `ShardedGradScaler` instead of (AMP206)."""
-    return is_scaler_class(qualname) and "Sharded" not in (qualname or "") and not (qualname or "").startswith("torch.cpu.")
+    return is_scaler_class(qualname) and "Sharded" not in (qualname or "") \
+        and not (qualname or "").startswith(("torch.cpu.", "torch_xla."))
 
 
 def sharded_scaler(qualname: Optional[str]) -> bool:
