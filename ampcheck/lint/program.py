@@ -81,10 +81,10 @@ _TEXT_LIMIT = 80
 _DEFERRED = frozenset({cst.Lambda, cst.FunctionDef, cst.ClassDef})  # bodies that run when called
 _MAX_ALIASES = 4
 _NOT_ON_DISK = {"disk": False}  # a tree node: meaningless in another process
+# Calls whose value is the sum or the stack of the collection they are handed.
+_GATHERS = frozenset({"torch.stack", "torch.cat", "torch.concat"})
 # Methods whose result carries the scaled loss on, times a constant at most: its gradients
 # stay multiplied by the loss scale.
-# calls whose value is the sum or the stack of the collection they are handed
-_GATHERS = frozenset({"torch.stack", "torch.cat", "torch.concat"})
 _SCALED_KEEPERS = frozenset(
     {"sum", "mean", "float", "half", "double", "to", "clone", "contiguous", "squeeze", "view", "reshape",
      "mul", "div", "mul_", "div_", "multiply", "divide", "neg", "__mul__", "__truediv__"}
