@@ -476,7 +476,8 @@ class _Builder:
         self._guard_cache: dict[tuple[int, str], GuardSpec] = {}
         self._exits: dict[int, list[tuple[cst.BaseSuite, bool]]] = {}  # (a statement: its blocks that leave it early)
         self._aliases = 0  # `x = y.a` ... `y = x.b`: how deep `ref` is in following them
-        self._scales = any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "scale" for c in tree.calls)
+        self._scale_calls = [c for c in tree.calls if _is_scale_call(c)]  # (`scaler.scale(loss)`, by its shape)
+        self._scales = bool(self._scale_calls)
         self._scaled = self._index_scaled_assignments()
         self._scaled_attributes: dict[tuple[cst.ClassDef, str], Optional[Scaled]] = {}
         self._local_functions = self._index_local_functions()
@@ -1420,13 +1421,19 @@ class _Builder:
         name's place of a tuple written on both sides. None also where the last one binds the
         name some other way (`a = b = ...`, `a, b = pair`)."""
         best: Optional[tuple[cst.Assign, Optional[cst.BaseExpression]]] = None
-        for node in self.tree.assigns:
-            if self.tree.enclosing_function(node) is not fn or not isinstance(node, cst.Assign):
-                continue
+        for node in self._assignments_before(name, fn):
             value = _assigned_to(node, name.value)
-            if value is not False and self.tree.precedes(node, name) and node not in self.tree.ancestors(name):
+            if value is not False:
                 best = (node, value)  # type: ignore[assignment]
         return best if best is not None and best[1] is not None else None  # type: ignore[return-value]
+
+    def _assignments_before(self, at: cst.CSTNode, fn: Optional[cst.FunctionDef]) -> Iterator[cst.Assign]:
+        """The assignments of `fn` (None: the module body) written before `at` and not around
+        it, in source order."""
+        for node in self.tree.assigns:
+            if isinstance(node, cst.Assign) and self.tree.enclosing_function(node) is fn \
+                    and self.tree.precedes(node, at) and node not in self.tree.ancestors(at):
+                yield node
 
     def _scaled_entry(self, subscript: cst.Subscript, depth: int) -> Optional[Scaled]:
         """`d["loss"]` where `d`'s last assignment is a dict literal whose "loss" is scaled, or
@@ -1439,10 +1446,8 @@ class _Builder:
         if (fn, name.value) not in self._scaled:
             return None
         best: Optional[cst.BaseExpression] = None
-        for node in self.tree.assigns:
-            if self.tree.enclosing_function(node) is not fn or not isinstance(node, cst.Assign) or len(node.targets) != 1:
-                continue
-            if not self.tree.precedes(node, subscript) or node in self.tree.ancestors(subscript):
+        for node in self._assignments_before(subscript, fn):
+            if len(node.targets) != 1:
                 continue
             target = node.targets[0].target
             if isinstance(target, cst.Name) and target.value == name.value:
@@ -1456,9 +1461,9 @@ class _Builder:
         return self._scaled_ref(best, depth + 1) if best is not None else None
 
     def _scaled_attribute(self, attr: cst.Attribute, depth: int) -> Optional[Scaled]:
-        """`self.scaled_loss` where every value the methods of its class assign it is scaled
-        (`None` aside: an attribute reset between steps): the backward of one method reads
-        what the forward of another left there."""
+        """`self.scaled_loss` where every value its class (or a base in this file) assigns it
+        is scaled (`None` aside: an attribute reset between steps): the backward of one method
+        reads what the forward of another left there."""
         cls = self.tree.enclosing_class(attr)
         if cls is None:
             return None
@@ -1466,25 +1471,11 @@ class _Builder:
         if key in self._scaled_attributes:
             return self._scaled_attributes[key]
         self._scaled_attributes[key] = None  # (while it is worked out: an attribute assigned itself carries nothing)
-        values = [v for v in self._self_assignments.get(key, ()) if not (isinstance(v, cst.Name) and v.value == "None")]
+        values = [v for v in self.tree.values_of(attr) if not (isinstance(v, cst.Name) and v.value == "None")]
         found = [self._scaled_ref(v, depth + 1) for v in values]
         scaled = found[0] if found and all(f is not None for f in found) else None
         self._scaled_attributes[key] = scaled
         return scaled
-
-    @cached_property
-    def _self_assignments(self) -> dict[tuple[cst.ClassDef, str], list[cst.BaseExpression]]:
-        """(class, attribute) -> the values its methods assign to `self.<attribute>`."""
-        out: dict[tuple[cst.ClassDef, str], list[cst.BaseExpression]] = {}
-        for node in self.tree.assigns:
-            if not isinstance(node, cst.Assign) or len(node.targets) != 1:
-                continue
-            target = node.targets[0].target
-            if isinstance(target, cst.Attribute) and self._is_self(target.value):
-                cls = self.tree.enclosing_class(target)
-                if cls is not None:
-                    out.setdefault((cls, target.attr.value), []).append(node.value)
-        return out
 
     def _scaled_items(self, expr: cst.BaseExpression, depth: int) -> Optional[Scaled]:
         """The scaled value each item of a collection is: a comprehension of `scaler.scale(v)`,
@@ -1510,8 +1501,7 @@ class _Builder:
         out: set[tuple[Optional[cst.FunctionDef], str]] = set()
         if not self._scales:
             return out
-        scales = [c for c in self.tree.calls if isinstance(c.func, cst.Attribute) and c.func.attr.value == "scale"]
-        holders = {anc for call in scales for anc in self.tree.ancestors(call) if isinstance(anc, cst.Assign)}
+        holders = {anc for call in self._scale_calls for anc in self.tree.ancestors(call) if isinstance(anc, cst.Assign)}
         targets: list[tuple[cst.Assign, Optional[cst.FunctionDef], str]] = []
         for node in self.tree.assigns if holders else ():  # (none holds one: none holds a name assigned one)
             if isinstance(node, cst.Assign) and len(node.targets) == 1:
@@ -1526,8 +1516,7 @@ class _Builder:
         for loop in self.tree.loops:  # `for v in scaled_losses:` binds scaled values
             if isinstance(loop, cst.For) and isinstance(loop.target, cst.Name):
                 fn = self.tree.enclosing_function(loop)
-                if any(isinstance(c, cst.Call) and isinstance(c.func, cst.Attribute) and c.func.attr.value == "scale"
-                       for c in preorder(loop.iter)) \
+                if any(isinstance(c, cst.Call) and _is_scale_call(c) for c in preorder(loop.iter)) \
                         or (fn in scoped and any((fn, n.value) in out for n in _walk_names(self.tree, loop.iter))):
                     out.add((fn, loop.target.value))
         return out
@@ -1815,6 +1804,12 @@ def _only_element(expr: cst.BaseExpression) -> cst.BaseExpression:
 def _positional_params(fn: cst.FunctionDef) -> list[str]:
     p = fn.params
     return [x.name.value for x in (*p.posonly_params, *p.params)]
+
+
+def _is_scale_call(call: cst.Call) -> bool:
+    """`<x>.scale(...)`: what a GradScaler's `scale` call looks like (which `x` is, the
+    replay decides)."""
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value == "scale"
 
 
 def _bound_names(target: cst.BaseExpression) -> Iterator[str]:
