@@ -236,7 +236,7 @@ class GuardKind(StrEnum):
 
 _GUARD_KINDS = {
     cst.If: GuardKind.IF, cst.For: GuardKind.FOR, cst.While: GuardKind.WHILE, cst.Try: GuardKind.TRY,
-    cst.TryStar: GuardKind.TRY, cst.Match: GuardKind.MATCH,
+    cst.TryStar: GuardKind.TRY, cst.Match: GuardKind.MATCH, cst.IfExp: GuardKind.IF,
 }
 
 
@@ -916,7 +916,7 @@ class _Builder:
         g = self._guard_cache.get(k)
         if g is None:
             kind = _GUARD_KINDS[type(node)]
-            tested = node.test if isinstance(node, (cst.If, cst.While)) else node.iter if isinstance(node, cst.For) else None
+            tested = node.test if isinstance(node, (cst.If, cst.While, cst.IfExp)) else node.iter if isinstance(node, cst.For) else None
             test = self._test(tested) if tested is not None else None
             binds = _loop_binds(node.target) if isinstance(node, cst.For) else ()
             passes = self._length(node.iter) if isinstance(node, cst.For) else None
@@ -1122,6 +1122,11 @@ class _Builder:
     def _expr(self, node: cst.CSTNode, guards: tuple[GuardSpec, ...], out: list[Op]) -> None:
         kind = type(node)  # exact types: libcst's classes are ABCs, whose isinstance is slow
         if kind in _DEFERRED or node not in self._leads_to_ops:
+            return
+        if kind is cst.IfExp:  # `scaler.step(opt) if scaler is not None else opt.step()`: each side under its test
+            self._expr(node.test, guards, out)  # type: ignore[attr-defined]
+            self._expr(node.body, (*guards, self._guard(node, Branch.BODY)), out)  # type: ignore[attr-defined]
+            self._expr(node.orelse, (*guards, self._guard(node, Branch.ORELSE)), out)  # type: ignore[attr-defined]
             return
         for child in self.tree.children(node):
             self._expr(child, guards, out)
