@@ -16,7 +16,7 @@ from libcst.metadata import CodeRange
 from ampcheck.lint.cstparse import parse_module
 from ampcheck.lint.names import ImportTable, dotted
 from ampcheck.lint.positions import StatementPositions
-from ampcheck.lint.walk import children
+from ampcheck.lint.walk import code_children
 
 Scope = Union[cst.Module, cst.FunctionDef, cst.ClassDef, cst.Lambda]
 # node positions computed elsewhere (a re-parse that kept most statements' positions), from
@@ -137,7 +137,7 @@ def _index(m: _Indexes, top: cst.CSTNode) -> None:
                 fn = node  # type: ignore[assignment]
             elif role is _Role.CLASS:
                 cls = node  # type: ignore[assignment]
-        kids = children(node)
+        kids = code_children(node)
         for i in range(len(kids) - 1, -1, -1):
             push((kids[i], node, fn, cls))
 
@@ -251,8 +251,8 @@ class SourceTree(_Indexes):
         """The one traversal's indexes, assembled from each top-level statement's (kept, or
         traversed now) in source order: the same dicts and lists, in the same order."""
         module = self.module
-        tops = module.children  # header lines, statements, footer lines
-        parts = [indexes.of(top) if isinstance(top, cst.BaseStatement) else _traversed(top) for top in tops]
+        tops = code_children(module)  # its statements (its header and footer lines are layout)
+        parts = [indexes.of(top) for top in tops]
         self.function_of[module] = self.class_of[module] = None
         for child, part in zip(tops, parts):
             self.parents[child] = module
@@ -466,9 +466,10 @@ class SourceTree(_Indexes):
         return _Canonical(self, truthy).text(test)
 
     def children(self, node: cst.CSTNode) -> Sequence[cst.CSTNode]:
-        """`node.children`, in the same order, read from the node's fields: libcst's own
-        `children` rebuilds the node to list them, which dominates any walk of a large file."""
-        return children(node)
+        """`node.children` less layout (whitespace, comments, punctuation), in the same order,
+        read from the node's fields: libcst's own `children` rebuilds the node to list them,
+        which dominates any walk of a large file."""
+        return code_children(node)
 
     # -- positions -----------------------------------------------------------------------------------
     @cached_property

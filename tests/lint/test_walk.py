@@ -1,4 +1,5 @@
-"""A node's children read from its fields are libcst's own `children`, in order, on real files."""
+"""A node's children read from its fields are libcst's own `children`, in order, on real files;
+its code children are those less the layout nodes (whitespace, comments, punctuation)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,7 +7,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from ampcheck.lint.walk import children
+from ampcheck.lint.walk import children, code_children
 from tests.paths import FIXTURES
 
 # Every construct whose children libcst visits in an order other than its fields' order,
@@ -50,6 +51,22 @@ def same_children(module: cst.Module) -> bool:
 
 def test_children_match_libcst_on_every_construct_with_an_unusual_child_order() -> None:
     assert same_children(cst.parse_module(MIXED))
+
+
+LAYOUT = (
+    cst.BaseParenthesizableWhitespace, cst.TrailingWhitespace, cst.Newline, cst.EmptyLine, cst.Comment, cst.Comma,
+    cst.Dot, cst.AssignEqual, cst.Colon, cst.Semicolon, cst.LeftParen, cst.RightParen, cst.LeftSquareBracket,
+    cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
+)
+
+
+def test_code_children_are_the_children_less_layout_in_order() -> None:
+    pending: list[cst.CSTNode] = [cst.parse_module(MIXED + "# a comment\nx = (1,  # note\n     2)\n")]
+    while pending:
+        node = pending.pop()
+        expected = [c for c in node.children if not isinstance(c, LAYOUT)]
+        assert [id(c) for c in code_children(node)] == [id(c) for c in expected]
+        pending.extend(node.children)
 
 
 @pytest.mark.parametrize("path", sorted(FIXTURES.rglob("*.py")), ids=lambda p: str(p.relative_to(FIXTURES)))

@@ -226,8 +226,15 @@ def _replace(model: FileModel, node: cst.CSTNode, text: str) -> Span:
 
 
 def _after_open(model: FileModel, call: cst.Call) -> CodePosition:
-    """Right after the call's "(": where the first argument goes when there is none."""
-    return model.range(call.whitespace_before_args).start
+    """Right after the call's "(": where the first argument goes when there is none. Counted
+    from the call's start (inside its own parentheses) over the callee and the whitespace
+    after it: layout nodes have no place in the program model's index."""
+    before = model.code_for(call.func) + model.code_for(call.whitespace_after_func) + "("
+    start = model.range(call).start
+    lines = before.split("\n")
+    if len(lines) == 1:
+        return CodePosition(start.line, start.column + len(before))
+    return CodePosition(start.line + len(lines) - 1, len(lines[-1]))
 
 
 def _argument_edits(model: FileModel, use: Use) -> Optional[list[Span]]:
