@@ -380,7 +380,7 @@ def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
             for x in step.between(last, o)
         ):
             continue  # `scaler.step(opt); scaler.update(); opt.zero_grad(); ... opt.step()`: no scaled gradient is left to step on
-        if _beside_a_plain_backward(step, last, o, s):
+        if _beside_a_plain_backward(step, last, o, s, b):
             continue
         if _constant_scale(step, s) and (
             (b is not None and b.unit_scale) or (o.target_binding is not None and scale_invariant_optimizer(o.target_binding.qualname))
@@ -409,14 +409,16 @@ def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
             )
 
 
-def _beside_a_plain_backward(step: _Step, last: Event, o: Event, s: str) -> bool:
+def _beside_a_plain_backward(step: _Step, last: Event, o: Event, s: str, b: Optional[Binding]) -> bool:
     """Whether the hand step `o` follows a scaled backward that a plain one came before in
     the same pass (or a call out of sight handed `o`'s optimizer, which may run one), of an
     optimizer the scaler `s` never unscales or steps: it may own the parameters of the plain
     backward's graph (a partial-FC head back-propagates its own loss unscaled, then
     `features.backward(scaler.scale(grad))` reaches only the backbone). A plain backward that
     an optimizer step after it consumed (a GAN's discriminator stepped before the generator's
-    scaled backward) is no such graph."""
+    scaled backward), or whose gradients `o`'s optimizer zeroes before `o` on every path to it
+    (a look-ahead gradient taken to pick samples, then `opt.zero_grad()` and the scaled
+    backward), is no such graph."""
     if any(x.kind in (EventKind.UNSCALE, EventKind.SCALER_STEP) and x.scaler == s and x.target == o.target for x in step.events):
         return False
     scaled = step.of(EventKind.SCALED_BACKWARD)
@@ -425,6 +427,10 @@ def _beside_a_plain_backward(step: _Step, last: Event, o: Event, s: str) -> bool
         and x.loops == last.loops and not exclusive(x, last) and not exclusive(x, o)
         and not any(step.alternative(x, y, y.binding, y.scaler or "") for y in scaled)  # (the AMP-off side of a scaled one)
         and not any(y.kind in (EventKind.OPT_STEP, EventKind.SCALER_STEP) and not exclusive(y, x) for y in step.between(x, last))
+        and not any(
+            y.kind is EventKind.ZERO_GRAD and o.target is not None and y.target == o.target and step.dominates(y, o, b, s)
+            for y in step.between(x, o)
+        )
         for x in step.events[: step.index(last)]
     )
 
