@@ -113,6 +113,10 @@ def test_half_model_updated_by_its_optimizer_without_master_weights_is_flagged()
     _assert_marked("amp204_half_model_sgd.py")
 
 
+def test_another_functions_scaler_stepping_an_optimizer_of_the_same_name_is_not_this_ones() -> None:
+    _assert_marked("amp204_half_model_beside_another_functions_scaler_of_the_same_name.py")
+
+
 def test_half_model_stepped_in_a_loop_or_by_an_unchecked_step_function_is_flagged() -> None:
     _assert_marked("amp204_half_model_stepped_in_a_loop_or_unchecked.py")
 

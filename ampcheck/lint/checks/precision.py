@@ -11,7 +11,7 @@ from ampcheck.lint.assertions import assertions_after
 from ampcheck.lint.bindings import Binding
 from ampcheck.lint.casts import Cast
 from ampcheck.lint.checks import check
-from ampcheck.lint.consteval import TorchDtype
+from ampcheck.lint.consteval import TorchDtype, param_names
 from ampcheck.lint.kinds import plain_cuda_scaler, sharded_scaler
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import dotted
@@ -158,12 +158,28 @@ def _unscaling_scaler(model: FileModel, opt: Binding) -> Optional[Binding]:
         func = call.func
         if not (isinstance(func, cst.Attribute) and func.attr.value in ("step", "unscale_") and call.args):
             continue
-        if dotted(call.args[0].value) != opt.key:
+        if dotted(call.args[0].value) != opt.key or not _names_the_binding(model, call, opt):
             continue
         b = model.bindings.lookup(func.value, call) if isinstance(func.value, (cst.Name, cst.Attribute)) else None
         if b is not None and b.kind == "scaler" and b.enabled is not False:
             return b
     return None
+
+
+def _names_the_binding(model: FileModel, at: cst.CSTNode, b: Binding) -> bool:
+    """Whether `b.key` written at `at` can name the object bound at `b.node`: an attribute of
+    the same class, or a local name read in the function that binds it or in one nested in
+    it, with no parameter of that name in between (the `opt` another function takes is
+    another optimizer)."""
+    if b.key.startswith("self."):
+        return model.enclosing_class(at) is model.enclosing_class(b.node)
+    home = model.enclosing_function(b.node)
+    fn = model.enclosing_function(at)
+    while fn is not home:
+        if fn is None or b.key.split(".", 1)[0] in param_names(fn):
+            return False
+        fn = model.enclosing_function(fn)
+    return True
 
 
 @check("AMP203")
