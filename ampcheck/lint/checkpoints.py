@@ -83,7 +83,9 @@ def _saved_as_scaler(tree: SourceTree, fn: Optional[cst.FunctionDef], obj: str) 
 def _scaler_saved_beside(tree: SourceTree, bindings: Bindings, call: cst.Call) -> bool:
     """Whether the function that writes this checkpoint (its outermost enclosing function, nested
     helpers included) also saves the scaler's state in another file: the optimizer in one file
-    and the rest of the training state in another."""
+    and the rest of the training state in another, or the scaler's `state_dict()` in a file of
+    its own (`torch.save(self.scaler.state_dict(), os.path.join(d, "scaler.pt"))`, as
+    Hugging Face's trainer writes it)."""
     top = tree.enclosing_function(call)
     if top is None:
         return False
@@ -92,7 +94,10 @@ def _scaler_saved_beside(tree: SourceTree, bindings: Bindings, call: cst.Call) -
     for other in tree.calls:
         if other is call or not other.args or tree.callee(other) != "torch.save" or top not in tree.ancestors(other):
             continue
-        saved = _saved_dict(tree, other.args[0].value, other)
+        value = other.args[0].value
+        if _scaler_state(bindings, value) or (_state_dict_call(value) and _SCALER_STATE.search(tree.code_for(value.func.value))):  # type: ignore[attr-defined]
+            return True
+        saved = _saved_dict(tree, value, other)
         if saved is not None and _mentions_scaler(tree, bindings, saved):
             return True
     return False
