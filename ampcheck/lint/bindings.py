@@ -41,7 +41,7 @@ from ampcheck.lint.kinds import (
     SCALER_ANNOTATION, SCALER_CLASS_NAMES, is_lr_scheduler_class, is_optimizer_class, is_scaler_class, named_like_optimizer,
     scaler_attribute, scaler_use,
 )
-from ampcheck.lint.names import call_argument, dotted
+from ampcheck.lint.names import call_argument, dotted, is_none
 from ampcheck.lint.tree import SourceTree
 from ampcheck.lint.walk import preorder
 
@@ -777,8 +777,7 @@ def _merge_attribute(entries: list[tuple[cst.CSTNode, Optional[Binding]]]) -> Op
 
 
 def _assigns_none(node: cst.CSTNode) -> bool:
-    value = getattr(node, "value", None)
-    return isinstance(value, cst.Name) and value.value == "None"
+    return is_none(getattr(node, "value", None))
 
 
 def _conditional_block(stmt: cst.CSTNode, child: cst.CSTNode) -> bool:

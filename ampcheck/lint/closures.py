@@ -20,6 +20,7 @@ from typing import Any, Callable, Optional
 
 import libcst as cst
 
+from ampcheck.lint.names import is_none
 from ampcheck.lint.walk import preorder
 
 
@@ -85,7 +86,7 @@ class _Uses:
             self.use.assigned_calls += 1
         elif isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name):
             self.use.aliases.add(f"{value.value.value}.{value.attr.value}")
-        elif not (isinstance(value, cst.Name) and value.value == "None"):
+        elif not is_none(value):
             self.use.handed_on = True  # bound from another value: it may be shared
 
     def visit_Comparison(self, node: cst.Comparison) -> None:

@@ -40,12 +40,17 @@ def call_argument(call: cst.Call, name: str, pos: int) -> Optional[cst.BaseExpre
     return None
 
 
+def is_none(expr: Optional[cst.CSTNode]) -> bool:
+    """Whether `expr` is the literal `None`."""
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
 def compared_to_none(expr: cst.BaseExpression) -> Optional[cst.BaseCompOp]:
     """The operator of a test that compares one value with `None` (`x is None`, `x is not
     None`, `x == None`); None for any other test."""
     if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
         [target] = expr.comparisons
-        if isinstance(target.comparator, cst.Name) and target.comparator.value == "None":
+        if is_none(target.comparator):
             return target.operator
     return None
 

@@ -50,7 +50,7 @@ from ampcheck.lint.closures import keeps_alias
 from ampcheck.lint.codec import Codec
 from ampcheck.lint.consteval import named_param, param_names
 from ampcheck.lint.kinds import framework_clipper, is_optimizer_class
-from ampcheck.lint.names import call_argument, compared_to_none, dotted
+from ampcheck.lint.names import call_argument, compared_to_none, dotted, is_none
 from ampcheck.lint.tree import SourceTree
 from ampcheck.lint.walk import preorder
 
@@ -832,7 +832,7 @@ class _Builder:
         if local is None and isinstance(value, cst.Name):
             # `clip = None; if cfg.clip: clip = ClipGrad(...); return clip`: what the caller
             # calls on the result (or calls it) runs on the object whenever it can run at all
-            built = [v for v in self.b.reaching_values(value) or () if not (isinstance(v, cst.Name) and v.value == "None")]
+            built = [v for v in self.b.reaching_values(value) or () if not is_none(v)]
             classes = {self._class_name(v.func) if isinstance(v, cst.Call) else None for v in built}
             return classes.pop() if len(classes) == 1 else None
         return self._class_name(value.func) if isinstance(value, cst.Call) else None
@@ -1476,7 +1476,7 @@ class _Builder:
         if key in self._scaled_attributes:
             return self._scaled_attributes[key]
         self._scaled_attributes[key] = None  # (while it is worked out: an attribute assigned itself carries nothing)
-        values = [v for v in self.tree.values_of(attr) if not (isinstance(v, cst.Name) and v.value == "None")]
+        values = [v for v in self.tree.values_of(attr) if not is_none(v)]
         found = [self._scaled_ref(v, depth + 1) for v in values]
         scaled = found[0] if found and all(f is not None for f in found) else None
         self._scaled_attributes[key] = scaled
@@ -1521,7 +1521,7 @@ class _Builder:
         for loop in self.tree.loops:  # `for v in scaled_losses:` binds scaled values
             if isinstance(loop, cst.For) and isinstance(loop.target, cst.Name):
                 fn = self.tree.enclosing_function(loop)
-                if any(isinstance(c, cst.Call) and _is_scale_call(c) for c in preorder(loop.iter)) \
+                if any(self.tree.within(c, loop.iter) for c in self._scale_calls) \
                         or (fn in scoped and any((fn, n.value) in out for n in _walk_names(self.tree, loop.iter))):
                     out.add((fn, loop.target.value))
         return out
@@ -1703,9 +1703,9 @@ def _without_none(annotation: cst.BaseExpression) -> cst.BaseExpression:
         element = annotation.slice[0].slice
         return element.value if isinstance(element, cst.Index) else annotation
     if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
-        if isinstance(annotation.right, cst.Name) and annotation.right.value == "None":
+        if is_none(annotation.right):
             return annotation.left
-        if isinstance(annotation.left, cst.Name) and annotation.left.value == "None":
+        if is_none(annotation.left):
             return annotation.right
     return annotation
 
@@ -1714,7 +1714,7 @@ def _none_defaults(fn: cst.FunctionDef) -> tuple[str, ...]:
     """The parameters of `fn` written with the default `None` (`scaler=None`)."""
     params = (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)
     return tuple(
-        p.name.value for p in params if isinstance(p.default, cst.Name) and p.default.value == "None"
+        p.name.value for p in params if is_none(p.default)
     )
 
 
