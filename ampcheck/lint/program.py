@@ -94,8 +94,9 @@ _ORDER = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual
 # What a read of a gradient's size is (a norm, an extreme, a power, a number out of a tensor)
 # and what carries a gradient on linearly (its result scales with the gradient).
 _MAGNITUDE_READS = frozenset(
-    {"norm", "vector_norm", "matrix_norm", "abs", "abs_", "max", "min", "amax", "amin", "pow", "pow_", "sqrt", "square",
-     "item", "tolist", "numpy", "std", "var", "log", "exp", "clamp", "clamp_", "clip", "clip_", "sign", "topk"}
+    {"norm", "vector_norm", "matrix_norm", "_foreach_norm", "abs", "abs_", "max", "min", "amax", "amin", "pow", "pow_",
+     "sqrt", "square", "item", "tolist", "numpy", "std", "var", "log", "exp", "clamp", "clamp_", "clip", "clip_", "sign",
+     "topk"}
     | CLIP
 )
 _LINEAR_GRAD_METHODS = frozenset(
@@ -1597,7 +1598,9 @@ class _Builder:
         copy into a bucket, `torch.cat` of views) scale with the gradient and stay right once
         it is unscaled. A value stored in a local name (`g = p.grad`, `grads = [p.grad for p in
         params]`, `grads.append(p.grad)`) is followed one step, with `stored`: to the uses of
-        that name in its function, and of the loop variable that walks it."""
+        that name in its function, and of the loop variable that walks it; a list kept in a dict
+        (`groups.setdefault(key, []).append(p.grad)`, `buckets[key].append(p.grad)`) is followed
+        through the loops over the dict's values."""
         cur: cst.CSTNode = node
         for _ in range(12):
             parent = self.tree.parent(cur)
@@ -1619,8 +1622,9 @@ class _Builder:
                 last = call.func.attr.value if isinstance(call.func, cst.Attribute) else call.func.value if isinstance(call.func, cst.Name) else ""
                 if last in _MAGNITUDE_READS or last in NONFINITE or _LOGGING.search(self._text(call.func)):
                     return True
-                if last == "append" and stored and isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name):
-                    return self._measured(call.func.value.value, call)
+                if last == "append" and stored and isinstance(call.func, cst.Attribute):
+                    store = _container(call.func.value)
+                    return store is not None and self._measured(store, call)
                 if last in _LINEAR_GRAD_FUNCTIONS:
                     cur = call
                 else:
@@ -1650,15 +1654,16 @@ class _Builder:
                 continue
             if self._reads_magnitude(use, stored=False):
                 return True
-            loop = self.tree.parent(use)
-            if isinstance(loop, (cst.For, cst.CompFor)) and loop.iter is use and isinstance(loop.target, cst.Name):
-                body = self.tree.parent(loop) if isinstance(loop, cst.CompFor) else loop
-                var = loop.target.value
-                if any(
-                    v is not loop.target and self.tree.within(v, body) and self._reads_magnitude(v, stored=False)
-                    for v in self.tree.name_nodes.get(var, ())
-                ):
-                    return True
+            walked = _walked_values(self.tree, use)
+            if walked is None:
+                continue
+            loop, target = walked
+            body = self.tree.parent(loop) if isinstance(loop, cst.CompFor) else loop
+            if any(
+                v is not target and self.tree.within(v, body) and self._reads_magnitude(v, stored=False)
+                for v in self.tree.name_nodes.get(target.value, ())
+            ):
+                return True
         return False
 
     def _is_grad_read(self, node: cst.Attribute) -> bool:
@@ -1695,6 +1700,39 @@ class _Builder:
                         if recv.value in names:
                             return "param" in m.code_for(loop.iter).lower()
         return False
+
+
+def _container(expr: cst.BaseExpression) -> Optional[str]:
+    """The local name a list being appended to is kept in: the list itself (`grads`), or the
+    dict that holds it (`groups.setdefault(key, [])`, `groups[key]`)."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name):
+        return expr.value.value
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "setdefault" \
+            and isinstance(expr.func.value, cst.Name):
+        return expr.func.value.value
+    return None
+
+
+def _walked_values(tree: SourceTree, use: cst.Name) -> Optional[tuple[Union[cst.For, cst.CompFor], cst.Name]]:
+    """The loop (or comprehension) that walks the values a name holds, and the variable bound
+    to each: `for g in grads`, `for g in groups.values()`, `for key, g in groups.items()`."""
+    node: cst.CSTNode = use
+    parent = tree.parent(use)
+    method = None
+    if isinstance(parent, cst.Attribute) and parent.value is use and parent.attr.value in ("values", "items"):
+        call = tree.parent(parent)
+        if not isinstance(call, cst.Call) or call.func is not parent or call.args:
+            return None
+        node, method, parent = call, parent.attr.value, tree.parent(call)
+    if not isinstance(parent, (cst.For, cst.CompFor)) or parent.iter is not node:
+        return None
+    target = parent.target
+    if method == "items":
+        pair = target.elements if isinstance(target, (cst.Tuple, cst.List)) else ()
+        target = pair[1].value if len(pair) == 2 else None
+    return (parent, target) if isinstance(target, cst.Name) else None
 
 
 def _without_none(annotation: cst.BaseExpression) -> cst.BaseExpression:
