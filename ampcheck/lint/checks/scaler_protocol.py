@@ -884,7 +884,7 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
     # `scale()` is wrong before either (SAM's manual `unscale_` and `first_step`, no `step`)
     dividers = [e for e in step.events if e.kind in (EventKind.SCALER_STEP, EventKind.UNSCALE)]
     for p in step.of(EventKind.BACKWARD):
-        if any(step.alternative(p, x, scalers.get(x.scaler or ""), x.scaler or "") for x in scaled):
+        if any(_amp_off_alternative(step, p, x, scalers.get(x.scaler or "")) for x in scaled):
             continue  # the AMP-off alternative of a scaled backward
         if p.op.apex_scaled:
             continue  # scaled by apex (a framework's apex branch; apex and a GradScaler never run together)
@@ -913,6 +913,23 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
                 f"about 65536x; write `{s}.scale({loss}).backward()`")
             )
             break
+
+
+def _amp_off_alternative(step: _Step, p: Event, x: Event, b: Optional[Binding]) -> bool:
+    """Whether the plain backward `p` sits on the AMP-off side of a condition that switches AMP
+    around the scaled backward `x`, where the scaler may be off as well: built with
+    `enabled=use_amp`, or a stand-in (`None`) where AMP is off, or the condition asks the
+    scaler itself (`if scaler.is_enabled():`). A GradScaler that is on whenever it runs
+    (`GradScaler()`) still divides by the scale whatever AMP-off side calls its `step` or
+    `unscale_`: the plain gradients come out 65536 times too small (the dividers after `p`
+    judge that)."""
+    text = x.scaler or ""
+    toggles = [g for g in separating(p, x) if step.is_toggle(g.test, b, text)]
+    if not toggles:
+        return False
+    if b is None or b.enabled is not True:
+        return True
+    return any(n == text or n.startswith(text + ".") for g in toggles if g.test is not None for n in g.test.names)
 
 
 def _left_for_a_later_pass(step: _Step, p: Event) -> bool:
