@@ -244,7 +244,8 @@ def custom_function_without_amp_decorators(model: FileModel) -> Iterable[Finding
             f.name.value: f for f in model.functions if model.parent(model.parent(f)) is cls and f.name.value in _AMP_DECORATORS
         }
         forward = methods.get("forward")
-        if forward is None or _applied_outside_this_files_autocast(model, cls, methods.values()) or _used_only_by_tests(model, cls):
+        if forward is None or _applied_outside_this_files_autocast(model, cls, methods.values()) or _used_only_by_tests(model, cls) \
+                or _forward_called_as_a_plain_method(model, cls):
             continue
         if all(_autocast_neutral(model, fn, _ctx_name(fn), set()) for fn in methods.values()):
             continue
@@ -500,6 +501,22 @@ def _applied_outside_this_files_autocast(model: FileModel, cls: cst.ClassDef, me
     if len(named) != len(applies) or any(model.regions.active(fn.body) is not None for fn in methods):
         return False  # handed on, or a method runs under autocast whoever applies it
     return not any(model.reach.may_run_under(c) for c in applies)
+
+
+def _forward_called_as_a_plain_method(model: FileModel, cls: cst.ClassDef) -> bool:
+    """Every use of the class in the file calls `forward` on a new instance (`DiceCoeff().forward(a,
+    b)`, the legacy metric of many segmentation repositories): a plain method call, so autograd
+    records the operations inside `forward` and never the Function, and its `backward` never
+    runs, under any autocast state."""
+    named = [n for n in model.name_nodes.get(cls.name.value, []) if n is not cls.name]
+    return bool(named) and all(_forward_of_a_new_instance(model, n) for n in named)
+
+
+def _forward_of_a_new_instance(model: FileModel, name: cst.CSTNode) -> bool:
+    made = model.parent(name)
+    method = model.parent(made) if isinstance(made, cst.Call) and made.func is name else None
+    call = model.parent(method) if isinstance(method, cst.Attribute) and method.attr.value == "forward" else None
+    return isinstance(call, cst.Call) and call.func is method
 
 
 def _used_only_by_tests(model: FileModel, cls: cst.ClassDef) -> bool:
