@@ -418,6 +418,12 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             *(("aask1357/hilcodec", path, "drop_scale", line,
                "scale() of a zero only to initialise the scaler's lazy scale before the balancer reads it; the value is discarded")
               for path, line in (("models/hilcodec/wrapper.py", 182), ("models/avocodo/wrapper.py", 199))),
+            *(("jbloomAus/SAELens", path, "drop_scale", line,
+               "SAELens's ActivationScaler.scale(acts) normalises activations; it is no GradScaler")
+              for path, line in (*(("sae_lens/evals.py", n) for n in (471, 640, 657, 678)),
+                                 *(("tests/training/test_activation_scaler.py", n) for n in (16, 24, 54, 120, 130, 142, 154)))),
+            ("guochengqian/Magic123", "nerf/utils.py", "drop_scale", 480,
+             "a debug backward through a local GradScaler that never steps: its gradients land on a random image nothing reads"),
         )
     },
 }
