@@ -20,6 +20,8 @@ from typing import Any, Callable, Optional, Union, get_args, get_origin, get_typ
 
 # reads one JSON value for one type hint, with the codec that holds the table of shared values
 Decoder = Callable[["Codec", Any], Any]
+# writes one value of one class as JSON, with the codec that collects the shared values
+Encoder = Callable[["Codec", Any], Any]
 
 
 class Codec:
@@ -29,29 +31,46 @@ class Codec:
         self.table: list[Any] = []
         self._index: dict[int, int] = {}
         self._stmts: dict[Any, int] = {}
-        # the decoders of this codec's kind, built once per process: reading a summary asks
-        # the same few hints hundreds of thousands of times
-        self._decoders = _DECODERS.setdefault((tuple(self.tagged), shared), {})
+        # the decoders and encoders of this codec's kind, built once per process: reading
+        # or writing a summary asks the same few hints and types hundreds of thousands of times
+        kind = (tuple(self.tagged), shared)
+        self._decoders = _DECODERS.setdefault(kind, {})
+        self._encoders = _ENCODERS.setdefault(kind, {})
 
     # -- writing ------------------------------------------------------------------------------------
     def encode(self, value: Any) -> Any:
-        if isinstance(value, self.shared):
-            return self._share(value)
-        names = _disk_names(type(value))
+        write = self._encoders.get(type(value))
+        if write is None:
+            write = self._encoders[type(value)] = self._encoder(type(value))
+        return write(self, value)
+
+    def _encoder(self, cls: type) -> Encoder:
+        """How a value of the class `cls` is written, chosen once per class."""
+        if issubclass(cls, self.shared):
+            return Codec._share
+        names = _disk_names(cls)
         if names is not None:
-            out = {name: self.encode(getattr(value, name)) for name in names}
-            if type(value).__name__ in self.tagged:
-                out["t"] = type(value).__name__
-            return out
-        if isinstance(value, Enum):
-            return value.value
-        if isinstance(value, (list, tuple)):
-            return [self.encode(v) for v in value]
-        if isinstance(value, frozenset):
-            return sorted(self.encode(v) for v in value)
-        if isinstance(value, dict):
-            return {k: self.encode(v) for k, v in value.items()}
-        return value
+            tag = cls.__name__ if cls.__name__ in self.tagged else None
+
+            def write(codec: "Codec", value: Any) -> Any:
+                out = {}
+                for name in names:
+                    v = getattr(value, name)
+                    out[name] = v if type(v) in _PLAIN else codec.encode(v)
+                if tag is not None:
+                    out["t"] = tag
+                return out
+
+            return write
+        if issubclass(cls, Enum):
+            return lambda codec, value: value.value
+        if issubclass(cls, (list, tuple)):
+            return lambda codec, value: [v if type(v) in _PLAIN else codec.encode(v) for v in value]
+        if issubclass(cls, frozenset):
+            return lambda codec, value: sorted(codec.encode(v) for v in value)
+        if issubclass(cls, dict):
+            return lambda codec, value: {k: v if type(v) in _PLAIN else codec.encode(v) for k, v in value.items()}
+        return lambda codec, value: value
 
     def _share(self, value: Any) -> int:
         i = self._index.get(id(value))
@@ -125,6 +144,9 @@ class Codec:
 
 
 _DECODERS: dict[tuple[tuple[str, ...], type], dict[Any, Decoder]] = {}
+_ENCODERS: dict[tuple[tuple[str, ...], type], dict[type, Encoder]] = {}
+# what is written as it is (no subclass: a str enum is written as its value)
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 _NAMES: dict[type, Optional[tuple[str, ...]]] = {}
 
 
