@@ -104,43 +104,67 @@ class Codec:
             options = [a for a in args if a is not type(None)]
             if len(options) == 1:
                 one = self._decoder(options[0])
-                return lambda codec, data: None if data is None else one(codec, data)
+                return _same if one is _same else lambda codec, data: None if data is None else one(codec, data)
             by_tag = {name: self._dataclass_decoder(cls) for name, cls in self.tagged.items()}
             return lambda codec, data: None if data is None else by_tag[data["t"]](codec, data)
         if origin is tuple:
             if len(args) == 2 and args[1] is Ellipsis:
                 each = self._decoder(args[0])
+                if each is _same:
+                    return lambda codec, data: tuple(data)
                 return lambda codec, data: tuple(each(codec, v) for v in data)
             parts = [self._decoder(a) for a in args]
             return lambda codec, data: tuple(read(codec, v) for v, read in zip(data, parts))
         if origin is list:
             each = self._decoder(args[0])
+            if each is _same:
+                return lambda codec, data: list(data)
             return lambda codec, data: [each(codec, v) for v in data]
         if origin is frozenset:
             each = self._decoder(args[0])
             return lambda codec, data: frozenset(each(codec, v) for v in data)
         if origin is dict:
             value = self._decoder(args[1])
+            if value is _same:
+                return lambda codec, data: dict(data)
             return lambda codec, data: {k: value(codec, v) for k, v in data.items()}
         if isinstance(hint, type) and dataclasses.is_dataclass(hint):
             return self._dataclass_decoder(hint)
         if isinstance(hint, type) and issubclass(hint, Enum):
             return lambda codec, data: hint(data)
-        return lambda codec, data: data
+        return _same
 
     def _dataclass_decoder(self, cls: type) -> Decoder:
         """An instance of `cls` from its written fields; its fields' decoders are looked up on
-        first use (a dataclass may hold itself, through a union)."""
+        first use (a dataclass may hold itself, through a union). Fields read as they were
+        written (strings, numbers, flags) are copied without a call."""
+        plain: list[str] = []
         fields: list[tuple[str, Decoder]] = []
+        ready: list[bool] = []
 
         def read(codec: "Codec", data: dict[str, Any]) -> Any:
-            if not fields and names:
+            if not ready:
                 hints = _hints(cls)
-                fields.extend((name, self._decoder(hints[name])) for name in names)
-            return cls(**{name: f(codec, data[name]) for name, f in fields if name in data})
+                for name in names:
+                    f = self._decoder(hints[name])
+                    if f is _same:
+                        plain.append(name)
+                    else:
+                        fields.append((name, f))
+                ready.append(True)
+            kwargs = {name: data[name] for name in plain if name in data}
+            for name, f in fields:
+                if name in data:
+                    kwargs[name] = f(codec, data[name])
+            return cls(**kwargs)
 
         names = _disk_names(cls) or ()
         return read
+
+
+def _same(codec: Codec, data: Any) -> Any:
+    """A value read as it was written."""
+    return data
 
 
 _DECODERS: dict[tuple[tuple[str, ...], type], dict[Any, Decoder]] = {}
