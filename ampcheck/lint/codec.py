@@ -140,9 +140,10 @@ class Codec:
         written (strings, numbers, flags) are copied without a call."""
         plain: list[str] = []
         fields: list[tuple[str, Decoder]] = []
-        ready: list[bool] = []
+        ready = False
 
         def read(codec: "Codec", data: dict[str, Any]) -> Any:
+            nonlocal ready
             if not ready:
                 hints = _hints(cls)
                 for name in names:
@@ -151,7 +152,7 @@ class Codec:
                         plain.append(name)
                     else:
                         fields.append((name, f))
-                ready.append(True)
+                ready = True
             kwargs = {name: data[name] for name in plain if name in data}
             for name, f in fields:
                 if name in data:
