@@ -954,6 +954,12 @@ class StepEvents:
                 # beside `accel.scaler`): the framework scales
                 if resolve and self._follow_method(op, recv, name, frame, guards, out, follow):
                     pass
+                elif isinstance(positional[0], Scaled) and (by := self._scaler(self.val(positional[0], frame).scaled_by)) is not None:
+                    # `accelerator.backward(scaler.scale(loss))`, `self.backward(scaler.scale(loss))` of
+                    # a Fabric: the framework back-propagates the loss it is handed, scaled by the scaler
+                    out.append(self._event(
+                        EventKind.SCALED_BACKWARD, op, frame, guards, scaler=by[0], binding=by[1], spelled=_spelled(positional[0]),
+                    ))
                 elif len(held) == 1:  # it scales with the one scaler it holds (`accel.scaler`)
                     [s] = held
                     out.append(self._event(
