@@ -907,6 +907,14 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
                 break
             loss = p.op.subject or "loss"
             divider = "step" if st.kind is EventKind.SCALER_STEP else "unscale_"
+            if any(step.alternative(p, x, scalers.get(x.scaler or ""), x.scaler or "") for x in scaled):
+                yield p, (  # (the AMP-off side, where the scaler is on all the same)
+                    f"`{loss}` is back-propagated without `{s}.scale()` on the AMP-off side, yet `{s}` stays "
+                    f"enabled there and its `{divider}()` divides these gradients by the loss scale: the update "
+                    f"shrinks by about 65536x; build the scaler with `enabled=` the same switch, or write "
+                    f"`{s}.scale({loss}).backward()` here too"
+                )
+                break
             yield p, (
                 _say(b, f"`{loss}` is back-propagated without `{s}.scale()`, yet `{s}.{divider}()` divides "
                 "its gradients by the loss scale: fp16 gradients underflow and the update shrinks by "
