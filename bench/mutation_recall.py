@@ -374,6 +374,8 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         for repo, path, line in (
             ("Syliz517/CLIP-ReID", "processor/processor.py", 84),
             ("Syliz517/CLIP-ReID", "processor/processor_clipreid_stage2.py", 109),
+            ("Musketeer4/RGANet-CLIP", "processor/processor.py", 128),
+            ("Musketeer4/RGANet-CLIP", "processor/processor_clipreid_stage2.py", 203),
             ("DQiaole/ZITS_inpainting", "src/models/FTR_model.py", 465),
             ("DQiaole/ZITS_inpainting", "src/models/FTR_model.py", 467),
         )
@@ -424,6 +426,10 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
                                  *(("tests/training/test_activation_scaler.py", n) for n in (16, 24, 54, 120, 130, 142, 154)))),
             ("guochengqian/Magic123", "nerf/utils.py", "drop_scale", 480,
              "a debug backward through a local GradScaler that never steps: its gradients land on a random image nothing reads"),
+            ("abyhuerta/mars-segmentation-unet", "train_amp_compile.py", "drop_scale", 90,
+             "a warm-up backward to compile the fp16 kernels: optimizer.zero_grad() drops its gradients before any step"),
+            ("Jiawei-Yang/Denoising-ViT", "main_img_denoising.py", "drop_scale", 88,
+             "GradScaler(\"cuda\", 2**10), never stepped or updated, in front of a hand Adam step: a constant scale Adam does not see"),
         )
     },
 }
