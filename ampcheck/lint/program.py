@@ -279,7 +279,7 @@ class Test:
     stronger: Optional["Test"] = None
     # the test that holds exactly where this one fails: `x is not None` for `x is None`
     opposite: Optional["Test"] = None
-    # `x == "rec"` or `x != "rec"` of a plain name: the name, the string, whether it is `==`
+    # `x == "rec"` or `x != "rec"` of a name or attribute chain: it, the string, whether it is `==`
     compared: Optional[tuple[str, str, bool]] = None
 
     def words(self) -> Iterator[str]:
@@ -1905,8 +1905,8 @@ def _holds_loss_scale(expr: cst.CSTNode) -> bool:
 
 
 def _compared_to_string(expr: cst.BaseExpression) -> Optional[tuple[str, str, bool]]:
-    """`Test.compared` of a test: a plain name compared by `==` or `!=` to a string literal,
-    on either side."""
+    """`Test.compared` of a test: a name or attribute chain (`mode`, `config.amp_type`)
+    compared by `==` or `!=` to a string literal, on either side."""
     if not isinstance(expr, cst.Comparison) or len(expr.comparisons) != 1:
         return None
     target = expr.comparisons[0]
@@ -1914,8 +1914,9 @@ def _compared_to_string(expr: cst.BaseExpression) -> Optional[tuple[str, str, bo
         return None
     for name, literal in ((expr.left, target.comparator), (target.comparator, expr.left)):
         value = literal.evaluated_value if isinstance(literal, cst.SimpleString) else None
-        if isinstance(name, cst.Name) and isinstance(value, str):
-            return name.value, value, isinstance(target.operator, cst.Equal)
+        subject = dotted(name) if isinstance(name, (cst.Name, cst.Attribute)) else None
+        if subject is not None and isinstance(value, str):
+            return subject, value, isinstance(target.operator, cst.Equal)
     return None
 
 

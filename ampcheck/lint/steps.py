@@ -181,6 +181,21 @@ class Guard:
             yield self._key(part), ((Branch.BODY if holds else Branch.ORELSE), 0), part
             yield from self._implied(part, holds)
 
+    @cached_property
+    def equalities(self) -> tuple[tuple[tuple, str, bool], ...]:
+        """What this branch says a value is compared to a string (`if amp_type == "none":`, a
+        part of an `and` that holds, the `else` of a `!=`): the value (by the key `condition`
+        gives a test of that value alone), the string, and whether the value equals it. Two
+        `==` of one value with two strings never both hold, nor an `==` and a `!=` of one."""
+        if self.spec.kind is not GuardKind.IF or self.spec.branch not in (Branch.BODY, Branch.ORELSE):
+            return ()
+        return tuple(
+            (self._key(replace(test, text=test.compared[0], names=(test.compared[0],), strings=(), compared=None)),
+             test.compared[1], test.compared[2] == (side[0] is Branch.BODY))
+            for _, side, test in ((self.condition, self.side, self.test), *self.facts)
+            if test is not None and test.compared is not None
+        )
+
     def _key(self, test: Test) -> tuple:
         shared = self.scope.key(test) if self.scope is not None else None
         return shared if shared is not None else (self.path, self.via, "test", test.text, test.versions)
@@ -247,15 +262,41 @@ class Event:
 def separating(a: Event, b: Event) -> list[Guard]:
     """The guards of `b` whose condition sends `a` down another branch (an `if` or `match`),
     what the `if`s around either tell beyond their own tests included (`Guard.facts`: `if
-    ready and clip:` against the `else` of `if ready:`)."""
+    ready and clip:` against the `else` of `if ready:`), and an `==` with another string of
+    the same value (`if amp_type == "none":` against `if amp_type == "torch_amp":`)."""
     sides = {g.condition: g.side for g in a.guards if not g.is_loop}
     sides.update((key, side) for g in a.guards for key, side, _ in g.facts)
+    strings = _Strings(a.guards)
     return [
         g for g in b.guards
         if g.kind in (GuardKind.IF, GuardKind.MATCH, GuardKind.EXIT) and (
             sides.get(g.condition, g.side) != g.side or any(sides.get(key, side) != side for key, side, _ in g.facts)
+            or strings.contradicted(g)
         )
     ]
+
+
+class _Strings:
+    """What the guards of one path say a value equals or does not (`Guard.equalities`)."""
+
+    def __init__(self, guards: tuple["Guard", ...]) -> None:
+        self.equal: dict[tuple, str] = {}
+        self.unequal: set[tuple[tuple, str]] = set()
+        for g in guards:
+            for subject, string, holds in g.equalities:
+                if holds:
+                    self.equal[subject] = string
+                else:
+                    self.unequal.add((subject, string))
+
+    def contradicted(self, g: "Guard") -> bool:
+        """Whether `g` asks a value to equal a string this path found it does not, or the
+        reverse: `g`'s side never runs on this path."""
+        return any(
+            (self.equal.get(subject, string) != string or (subject, string) in self.unequal) if holds
+            else self.equal.get(subject) == string
+            for subject, string, holds in g.equalities
+        )
 
 
 def exclusive(a: Event, b: Event) -> bool:
@@ -366,6 +407,11 @@ class _Frame:
     def decided(self) -> dict[tuple, tuple[Branch, int]]:
         """The side each `if` its callers' path is on went (by `Guard.condition`)."""
         return {g.condition: g.side for g in self.guards if g.kind is GuardKind.IF}
+
+    @cached_property
+    def strings(self) -> "_Strings":
+        """What its callers' path says values equal (`Guard.equalities`)."""
+        return _Strings(self.guards)
 
 
 @dataclass(frozen=True)
@@ -882,7 +928,7 @@ class StepEvents:
         guards = frame.guards + tuple(
             Guard(g, frame.module.path, frame.via, frame.scope) for g, side in zip(specs, sides) if side is None
         )  # (a side the caller's constant always takes is no condition)
-        if frame.via and _retested_the_other_way(frame.decided, guards[len(frame.guards):]):
+        if frame.via and _retested_the_other_way(frame, guards[len(frame.guards):]):
             return None  # (a helper's `if use_amp:` body, entered from its caller's `else`: never runs)
         return guards
 
@@ -1378,12 +1424,14 @@ def _signature(v: Val) -> tuple:
     return v.text, v.binding, scaled, cls, v.qualname, v.key, v.string
 
 
-def _retested_the_other_way(decided: dict[tuple, tuple[Branch, int]], inner: tuple[Guard, ...]) -> bool:
+def _retested_the_other_way(frame: _Frame, inner: tuple[Guard, ...]) -> bool:
     """Whether a function's own `if`s send it down the other side of a test its caller's path
     already decided (`_Frame.decided`: the test of the object's own state, or of a value the
-    caller handed down, that `Guard.condition` gives one identity across the pass): that path
-    never runs."""
-    return any(g.kind is GuardKind.IF and decided.get(g.condition, g.side) != g.side for g in inner)
+    caller handed down, that `Guard.condition` gives one identity across the pass), or ask
+    a value the caller's path found equal to one string to equal another (`if amp_type ==
+    "none":` in a helper called under `if amp_type == "torch_amp":`): that path never runs."""
+    decided, strings = frame.decided, frame.strings
+    return any((g.kind is GuardKind.IF and decided.get(g.condition, g.side) != g.side) or strings.contradicted(g) for g in inner)
 
 
 def _side_of_a_constant_argument(frame: _Frame, g: GuardSpec) -> Optional[bool]:
