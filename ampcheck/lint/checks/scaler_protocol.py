@@ -888,9 +888,12 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
             continue  # the AMP-off alternative of a scaled backward
         if p.op.apex_scaled:
             continue  # scaled by apex (a framework's apex branch; apex and a GradScaler never run together)
+        off_side = any(step.alternative(p, x, scalers.get(x.scaler or ""), x.scaler or "") for x in scaled)
         for st in dividers:
             if st.scaler not in scalers or step.index(st) < step.index(p) or (exclusive(p, st) and not _left_for_a_later_pass(step, p)):
                 continue
+            if off_side and any(g not in p.guards and step.is_toggle(g.test, scalers[st.scaler], st.scaler or "") for g in st.guards):
+                continue  # (an AMP-off backward, and a divider under a switch of its own: `if use_amp: scaler.step(opt)`)
             if not _loops_prefix(step.training_loops(st), p.loops):
                 continue
             consumed = any(
@@ -907,7 +910,7 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
                 break
             loss = p.op.subject or "loss"
             divider = "step" if st.kind is EventKind.SCALER_STEP else "unscale_"
-            if any(step.alternative(p, x, scalers.get(x.scaler or ""), x.scaler or "") for x in scaled):
+            if off_side:
                 yield p, (  # (the AMP-off side, where the scaler is on all the same)
                     f"`{loss}` is back-propagated without `{s}.scale()` on the AMP-off side, yet `{s}` stays "
                     f"enabled there and its `{divider}()` divides these gradients by the loss scale: the update "
