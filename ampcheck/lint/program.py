@@ -180,6 +180,9 @@ class Member:
 class Scaled:
     scaler: "Ref"
     text: Optional[str] = None
+    # a name scaled on some paths only: its scaling assignment sits in a branch or loop the use
+    # is outside of (`if scaler is not None: loss = scaler.scale(loss)`, then `model.backward(loss)`)
+    partial: bool = False
 
 
 Ref = Union[Param, Attr, Value, Member, Scaled]
@@ -1419,7 +1422,13 @@ class _Builder:
         ), None)
         if loop is not None and (best is None or not self.tree.precedes(loop, best[0])):
             return self._scaled_items(loop.iter, depth + 1)
-        return self._scaled_ref(best[1], depth) if best is not None else None
+        found = self._scaled_ref(best[1], depth) if best is not None else None
+        if found is not None and best is not None and any(
+            isinstance(a, _BRANCHING) and not self.tree.within(name, a) for a in self.tree.ancestors(best[0])
+            if self.tree.enclosing_function(a) is fn and a is not fn
+        ):
+            return replace(found, partial=True)
+        return found
 
     def _latest_assignment(self, name: cst.Name, fn: Optional[cst.FunctionDef]) -> Optional[tuple[cst.Assign, cst.BaseExpression]]:
         """The last assignment to `name` in its function written before it (not around it),
@@ -1733,6 +1742,10 @@ def _walked_values(tree: SourceTree, use: cst.Name) -> Optional[tuple[Union[cst.
         pair = target.elements if isinstance(target, (cst.Tuple, cst.List)) else ()
         target = pair[1].value if len(pair) == 2 else None
     return (parent, target) if isinstance(target, cst.Name) else None
+
+
+# statements whose body may not run before the code after them
+_BRANCHING = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.Match)
 
 
 def _without_none(annotation: cst.BaseExpression) -> cst.BaseExpression:

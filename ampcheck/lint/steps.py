@@ -1000,9 +1000,12 @@ class StepEvents:
                 # beside `accel.scaler`): the framework scales
                 if resolve and self._follow_method(op, recv, name, frame, guards, out, follow):
                     pass
-                elif isinstance(positional[0], Scaled) and (by := self._scaler(self.val(positional[0], frame).scaled_by)) is not None:
+                elif isinstance(positional[0], Scaled) and not positional[0].partial \
+                        and (by := self._scaler(self.val(positional[0], frame).scaled_by)) is not None:
                     # `accelerator.backward(scaler.scale(loss))`, `self.backward(scaler.scale(loss))` of
                     # a Fabric: the framework back-propagates the loss it is handed, scaled by the scaler
+                    # (a loss scaled on some paths only stays an opaque call: which path, the model
+                    # cannot tell at the framework's call)
                     out.append(self._event(
                         EventKind.SCALED_BACKWARD, op, frame, guards, scaler=by[0], binding=by[1], spelled=_spelled(positional[0]),
                     ))

@@ -1147,7 +1147,7 @@ def scaler_created_in_loop(model: FileModel) -> Iterator[Finding]:
                 outer.setdefault(e.scaler, set()).update(loops[:-1])
     setup = [b.node for b in model.bindings.all if b.kind in ("model", "optimizer") and not b.inferred]
     for b in model.bindings.of_kind("scaler"):
-        if b.inferred or b.enabled is False:
+        if b.inferred or b.enabled is False or not _made_by_a_call(b.node):
             continue
         loop = _innermost_loop(model, b.node)
         if loop is None or loop not in training:
@@ -1166,6 +1166,15 @@ def scaler_created_in_loop(model: FileModel) -> Iterator[Finding]:
             "reset every iteration: the scale never adapts and early overflows repeat; create it once "
             "before the loop"),
         )
+
+
+def _made_by_a_call(node: cst.CSTNode) -> bool:
+    """Whether a scaler binding is made by a call (`GradScaler(...)`, a factory, or one side of
+    a conditional expression: `GradScaler("cuda") if amp else None`), not an alias of a scaler
+    made elsewhere (`scaler = self.scaler if self.do_grad_scaling else None` in the loop)."""
+    if isinstance(node, cst.IfExp):
+        return _made_by_a_call(node.body) or _made_by_a_call(node.orelse)
+    return isinstance(node, cst.Call)
 
 
 def _innermost_loop(model: FileModel, node: cst.CSTNode) -> Optional[cst.CSTNode]:
