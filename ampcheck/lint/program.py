@@ -320,6 +320,13 @@ class GuardSpec:
         """Which way the statement went: its branch, and for a match which case."""
         return self.branch, self.case
 
+    @cached_property
+    def compares_strings(self) -> bool:
+        """Whether the side of an `if` tells what a value equals (`Test.compared` in its test
+        or a part of it): the only guards whose string facts the steps work out."""
+        return self.kind is GuardKind.IF and self.branch in (Branch.BODY, Branch.ORELSE) \
+            and self.test is not None and _compares_strings(self.test)
+
 
 @dataclass(eq=False)
 class Op:
@@ -1915,6 +1922,14 @@ def _holds_loss_scale(expr: cst.CSTNode) -> bool:
     """Whether an expression holds a scaler's current scale (`scaler.get_scale()`, `scaler.get_scale()
     if amp else 1.0`)."""
     return any(is_get_scale(c) for c in _walk_calls(expr))
+
+
+def _compares_strings(test: Test) -> bool:
+    """Whether a test, or a part of it, compares a value with a string (`Test.compared`)."""
+    if test.compared is not None:
+        return True
+    parts = (*test.conjuncts, *test.disjuncts, *((test.negated,) if test.negated is not None else ()))
+    return any(_compares_strings(t) for t in parts)
 
 
 def _compared_to_string(expr: cst.BaseExpression) -> Optional[tuple[str, str, bool]]:

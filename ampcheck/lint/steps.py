@@ -187,8 +187,8 @@ class Guard:
         part of an `and` that holds, the `else` of a `!=`): the value (by the key `condition`
         gives a test of that value alone), the string, and whether the value equals it. Two
         `==` of one value with two strings never both hold, nor an `==` and a `!=` of one."""
-        if self.spec.kind is not GuardKind.IF or self.spec.branch not in (Branch.BODY, Branch.ORELSE):
-            return ()
+        if not self.spec.compares_strings:
+            return ()  # (most tests compare no string: their facts are not worked out for this)
         return tuple(
             (self._key(replace(test, text=test.compared[0], names=(test.compared[0],), strings=(), compared=None)),
              test.compared[1], test.compared[2] == (side[0] is Branch.BODY))
@@ -253,6 +253,11 @@ class Event:
     def loops(self) -> tuple[Guard, ...]:
         return tuple(g for g in self.guards if g.is_loop)
 
+    @cached_property
+    def strings(self) -> "_Strings":
+        """What its guards say values equal (`Guard.equalities`)."""
+        return _Strings(self.guards)
+
     @property
     def enabled(self) -> Optional[bool]:
         """The scaler's state: True on, False off, None maybe (unknown binding included)."""
@@ -266,7 +271,7 @@ def separating(a: Event, b: Event) -> list[Guard]:
     the same value (`if amp_type == "none":` against `if amp_type == "torch_amp":`)."""
     sides = {g.condition: g.side for g in a.guards if not g.is_loop}
     sides.update((key, side) for g in a.guards for key, side, _ in g.facts)
-    strings = _Strings(a.guards)
+    strings = a.strings
     return [
         g for g in b.guards
         if g.kind in (GuardKind.IF, GuardKind.MATCH, GuardKind.EXIT) and (
