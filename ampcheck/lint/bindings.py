@@ -302,7 +302,7 @@ class Bindings:
         reaching = []
         for n, b in reversed(before):
             reaching.append((n, b))
-            if self._dominates(n, at):
+            if self.dominates(n, at):
                 break
         return reaching
 
@@ -372,7 +372,7 @@ class Bindings:
             values.append(node.value)
         return values
 
-    def _dominates(self, node: cst.CSTNode, at: cst.CSTNode) -> bool:
+    def dominates(self, node: cst.CSTNode, at: cst.CSTNode) -> bool:
         """Whether `at` runs only after `node` has run (both in one scope, `node` first): every
         conditional block around `node` is around `at` too."""
         around_at = set(map(id, self.tree.ancestors(at)))

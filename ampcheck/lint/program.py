@@ -1430,11 +1430,8 @@ class _Builder:
         if loop is not None and (best is None or not self.tree.precedes(loop, best[0])):
             return self._scaled_items(loop.iter, depth + 1)
         found = self._scaled_ref(best[1], depth) if best is not None else None
-        if found is not None and best is not None and any(
-            isinstance(a, _BRANCHING) and not self.tree.within(name, a) for a in self.tree.ancestors(best[0])
-            if self.tree.enclosing_function(a) is fn and a is not fn
-        ):
-            return replace(found, partial=True)
+        if found is not None and best is not None and not self.b.dominates(best[0], name):
+            return replace(found, partial=True)  # (scaled in a branch or loop the use is outside of)
         return found
 
     def _latest_assignment(self, name: cst.Name, fn: Optional[cst.FunctionDef]) -> Optional[tuple[cst.Assign, cst.BaseExpression]]:
@@ -1749,10 +1746,6 @@ def _walked_values(tree: SourceTree, use: cst.Name) -> Optional[tuple[Union[cst.
         pair = target.elements if isinstance(target, (cst.Tuple, cst.List)) else ()
         target = pair[1].value if len(pair) == 2 else None
     return (parent, target) if isinstance(target, cst.Name) else None
-
-
-# statements whose body may not run before the code after them
-_BRANCHING = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.Match)
 
 
 def _without_none(annotation: cst.BaseExpression) -> cst.BaseExpression:

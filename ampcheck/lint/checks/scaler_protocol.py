@@ -239,7 +239,11 @@ class _Step:
     def alternative(self, a: Event, b: Event, scaler: Optional[Binding], text: str) -> bool:
         """Whether `a` and `b` sit on the two sides of a condition that switches AMP
         (`if use_amp: scaler.scale(loss).backward() else: loss.backward()`)."""
-        return any(self.is_toggle(g.test, scaler, text) for g in separating(a, b))
+        return bool(self.switches(a, b, scaler, text))
+
+    def switches(self, a: Event, b: Event, scaler: Optional[Binding], text: str) -> list[Guard]:
+        """The guards of `b` that switch AMP and send `a` down their other side."""
+        return [g for g in separating(a, b) if self.is_toggle(g.test, scaler, text)]
 
     def is_toggle(self, test: Optional[Test], scaler: Optional[Binding], text: str) -> bool:
         """A condition on the scaler itself (`if scaler is not None:`, `scaler.is_enabled()`),
@@ -884,11 +888,13 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
     # `scale()` is wrong before either (SAM's manual `unscale_` and `first_step`, no `step`)
     dividers = [e for e in step.events if e.kind in (EventKind.SCALER_STEP, EventKind.UNSCALE)]
     for p in step.of(EventKind.BACKWARD):
-        if any(_amp_off_alternative(step, p, x, scalers.get(x.scaler or "")) for x in scaled):
+        # the switches of AMP between `p` and each scaled backward (`if use_amp: ... else: p`)
+        switched = [(x, step.switches(p, x, scalers.get(x.scaler or ""), x.scaler or "")) for x in scaled]
+        if any(toggles and _scaler_may_be_off(scalers.get(x.scaler or ""), x.scaler or "", toggles) for x, toggles in switched):
             continue  # the AMP-off alternative of a scaled backward
         if p.op.apex_scaled:
             continue  # scaled by apex (a framework's apex branch; apex and a GradScaler never run together)
-        off_side = any(step.alternative(p, x, scalers.get(x.scaler or ""), x.scaler or "") for x in scaled)
+        off_side = any(toggles for _, toggles in switched)
         for st in dividers:
             if st.scaler not in scalers or step.index(st) < step.index(p) or (exclusive(p, st) and not _left_for_a_later_pass(step, p)):
                 continue
@@ -926,18 +932,13 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
             break
 
 
-def _amp_off_alternative(step: _Step, p: Event, x: Event, b: Optional[Binding]) -> bool:
-    """Whether the plain backward `p` sits on the AMP-off side of a condition that switches AMP
-    around the scaled backward `x`, where the scaler may be off as well: built with
-    `enabled=use_amp`, or a stand-in (`None`) where AMP is off, or the condition asks the
-    scaler itself (`if scaler.is_enabled():`). A GradScaler that is on whenever it runs
+def _scaler_may_be_off(b: Optional[Binding], text: str, toggles: list[Guard]) -> bool:
+    """Whether, on the AMP-off side of the switches `toggles`, the scaler `text` may be off as
+    well: built with `enabled=use_amp`, or a stand-in (`None`) where AMP is off, or a switch
+    asks the scaler itself (`if scaler.is_enabled():`). A GradScaler that is on whenever it runs
     (`GradScaler()`) still divides by the scale whatever AMP-off side calls its `step` or
-    `unscale_`: the plain gradients come out 65536 times too small (the dividers after `p`
-    judge that)."""
-    text = x.scaler or ""
-    toggles = [g for g in separating(p, x) if step.is_toggle(g.test, b, text)]
-    if not toggles:
-        return False
+    `unscale_`: the plain gradients come out 65536 times too small (the dividers after the plain
+    backward judge that)."""
     if b is None or b.enabled is not True:
         return True
     return any(n == text or n.startswith(text + ".") for g in toggles if g.test is not None for n in g.test.names)
