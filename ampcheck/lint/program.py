@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass, field, replace
 from ampcheck.lint.enums import StrEnum
 from functools import cached_property
-from typing import Any, Iterable, Iterator, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -284,6 +284,14 @@ class Test:
     opposite: Optional["Test"] = None
     # `x == "rec"` or `x != "rec"` of a name or attribute chain: it, the string, whether it is `==`
     compared: Optional[tuple[str, str, bool]] = None
+    # `n == 1` or `n != 1` of a name or attribute chain: it, the assignments of it the test
+    # reads (`versions`), and whether `n` is 1 where the test holds (`==`) or where it fails
+    pins_one: Optional[tuple[str, tuple[int, ...], bool]] = None
+    # what the whole test is wherever a name it reads is 1, for each name that decides it
+    # then: the name, the assignments of it read (None: read through a local's one value,
+    # `accum_idx = i % accum`) and the value (`(i + 1) % accum == 0`, `accum > 1`: a count of
+    # one makes every accumulation boundary test hold and every `> 1` fail)
+    at_one: tuple[tuple[str, Optional[tuple[int, ...]], bool], ...] = ()
 
     def words(self) -> Iterator[str]:
         """Every identifier part and string the test holds."""
@@ -511,11 +519,25 @@ class _Builder:
                     self._define(functions, p)
                 for info in infos:
                     classes.setdefault(info.key, info)
+        for name in self._torch_stand_ins():
+            classes.pop(name, None)
+            for key in [k for k in functions if k == name or k.startswith(name + ".")]:
+                del functions[key]
         exports = self.tree.names.exports()
         script = any(
             isinstance(s, cst.If) and "__main__" in self.tree.code_for(s.test) for s in self.tree.module.body
         )
         return ModuleSummary(self.module_name, functions, classes, exports, self.tree.path, script, self.tree.names.star_imports())
+
+    def _torch_stand_ins(self) -> set[str]:
+        """The module's classes and functions defined only where importing that name from
+        torch failed (`try: from torch.cuda.amp import GradScaler` / `except ImportError:
+        class GradScaler: ...`): on any torch that has the name, the module's name is torch's,
+        and so is what another module imports by it from here."""
+        return {
+            d.name.value for d in (*self.tree.classes, *self.tree.functions)
+            if isinstance(self._top(d), cst.Try) and self.tree.import_fallback(d, d.name.value)
+        }
 
     def _define(self, functions: dict[str, FunctionProgram], p: FunctionProgram) -> None:
         """Add a program under its key. A second `def` of the name in the same block replaces
@@ -994,7 +1016,27 @@ class _Builder:
             Test(self.tree.condition_text(expr, present), named, called, said, ordered, versions=read) if present else None,
             self._opposite(expr, named, read),
             _compared_to_string(expr),
+            _pins_one(expr, versions),
+            self._at_one(expr, named, versions),
         )
+
+    def _at_one(self, expr: cst.BaseExpression, names: tuple[str, ...], versions: dict[str, tuple[int, ...]]) -> tuple[tuple[str, Optional[tuple[int, ...]], bool], ...]:
+        """`Test.at_one`: the test worked out with each name it reads, or that the one value
+        of a local it reads reads, set to 1."""
+        if not isinstance(expr, (cst.Comparison, cst.BooleanOperation, cst.UnaryOperation)):
+            return ()  # (a bare name or call: nothing to work out)
+        through: dict[str, None] = {}
+        for node in preorder(expr):
+            if isinstance(node, cst.Name) and node.value not in _CONSTANT_NAMES:
+                value = self.tree.only_value(node)
+                if value is not None:
+                    through.update((n, None) for n in _dotted_names(value))
+        found = []
+        for name in dict.fromkeys((*names, *through)):
+            value = _AtOne(self.tree, name).truth(expr)
+            if value is not None:
+                found.append((name, versions.get(name, ()) if name in names else None, value))
+        return tuple(found)
 
     def _opposite(self, expr: cst.BaseExpression, names: tuple[str, ...], versions: tuple) -> Optional[Test]:
         """`x is not None` for the test `x is None`, and the other way round."""
@@ -1925,20 +1967,113 @@ def _compares_strings(test: Test) -> bool:
     return any(_compares_strings(t) for t in parts)
 
 
-def _compared_to_string(expr: cst.BaseExpression) -> Optional[tuple[str, str, bool]]:
-    """`Test.compared` of a test: a name or attribute chain (`mode`, `config.amp_type`)
-    compared by `==` or `!=` to a string literal, on either side."""
+def _equality(expr: cst.BaseExpression) -> Optional[tuple[str, cst.BaseExpression, bool]]:
+    """For a test comparing a name or attribute chain by `==` or `!=` with a literal, on either
+    side: the name, the other side, and whether it is `==`; None for any other test."""
     if not isinstance(expr, cst.Comparison) or len(expr.comparisons) != 1:
         return None
     target = expr.comparisons[0]
     if not isinstance(target.operator, (cst.Equal, cst.NotEqual)):
         return None
     for name, literal in ((expr.left, target.comparator), (target.comparator, expr.left)):
-        value = literal.evaluated_value if isinstance(literal, cst.SimpleString) else None
         subject = dotted(name) if isinstance(name, (cst.Name, cst.Attribute)) else None
-        if subject is not None and isinstance(value, str):
-            return subject, value, isinstance(target.operator, cst.Equal)
+        if subject is not None and isinstance(literal, (cst.SimpleString, cst.Integer)):
+            return subject, literal, isinstance(target.operator, cst.Equal)
     return None
+
+
+def _compared_to_string(expr: cst.BaseExpression) -> Optional[tuple[str, str, bool]]:
+    """`Test.compared` of a test: a name or attribute chain (`mode`, `config.amp_type`)
+    compared by `==` or `!=` to a string literal."""
+    found = _equality(expr)
+    value = found[1].evaluated_value if found is not None and isinstance(found[1], cst.SimpleString) else None
+    return (found[0], value, found[2]) if found is not None and isinstance(value, str) else None
+
+
+def _pins_one(expr: cst.BaseExpression, versions: dict[str, tuple[int, ...]]) -> Optional[tuple[str, tuple[int, ...], bool]]:
+    """`Test.pins_one` of a test: a name or attribute chain compared by `==` or `!=` with 1."""
+    found = _equality(expr)
+    if found is None or not isinstance(found[1], cst.Integer) or found[1].evaluated_value != 1:
+        return None
+    return found[0], versions.get(found[0], ()), found[2]
+
+
+def _dotted_names(expr: cst.BaseExpression) -> Iterator[str]:
+    """The names and attribute chains an expression reads, whole (`self.accum`, not `self`)."""
+    for node in preorder(expr):
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            text = dotted(node)
+            if text is not None:
+                yield text
+
+
+_CONSTANT_NAMES = {"True": True, "False": False}
+_ARITHMETIC: dict[type, Callable[[int, int], int]] = {
+    cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b, cst.Multiply: lambda a, b: a * b,
+}
+_COMPARE: dict[type, Callable[[int, int], bool]] = {
+    cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b, cst.LessThan: lambda a, b: a < b,
+    cst.LessThanEqual: lambda a, b: a <= b, cst.GreaterThan: lambda a, b: a > b, cst.GreaterThanEqual: lambda a, b: a >= b,
+}
+
+
+class _AtOne:
+    """An expression's value where the name `name` is 1 and everything else is unknown: integer
+    literals, `+ - *` of known values, anything `% 1` (0: an accumulation counter modulo a count
+    of one), comparisons, `and`/`or`/`not`, and a local assigned one value in its function
+    (`accum_idx = i % accum`) by that value. None where the value is not known."""
+
+    _DEPTH = 3
+
+    def __init__(self, tree: SourceTree, name: str) -> None:
+        self.tree = tree
+        self.name = name
+
+    def truth(self, expr: cst.BaseExpression) -> Optional[bool]:
+        value = self.value(expr, 0)
+        return None if value is None else bool(value)
+
+    def value(self, expr: cst.BaseExpression, depth: int) -> Optional[int]:
+        if isinstance(expr, cst.Integer):
+            return int(expr.evaluated_value)
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            return self._named(expr, depth)
+        if isinstance(expr, cst.BinaryOperation):
+            right = self.value(expr.right, depth)
+            if isinstance(expr.operator, cst.Modulo) and right == 1:
+                return 0
+            left = self.value(expr.left, depth)
+            op = _ARITHMETIC.get(type(expr.operator))
+            return op(left, right) if op is not None and left is not None and right is not None else None
+        if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
+            target = expr.comparisons[0]
+            compare = _COMPARE.get(type(target.operator))
+            left, right = self.value(expr.left, depth), self.value(target.comparator, depth)
+            return compare(left, right) if compare is not None and left is not None and right is not None else None
+        if isinstance(expr, cst.UnaryOperation):
+            inner = self.value(expr.expression, depth)
+            if inner is None:
+                return None
+            return (not inner) if isinstance(expr.operator, cst.Not) else -inner if isinstance(expr.operator, cst.Minus) else None
+        if isinstance(expr, cst.BooleanOperation):
+            known = [bool(v) for v in (self.value(expr.left, depth), self.value(expr.right, depth)) if v is not None]
+            conjunction = isinstance(expr.operator, cst.And)
+            if (not conjunction) in known:  # (a false side decides an `and`, a true one an `or`)
+                return not conjunction
+            return conjunction if len(known) == 2 else None
+        return None
+
+    def _named(self, expr: Union[cst.Name, cst.Attribute], depth: int) -> Optional[int]:
+        text = dotted(expr)
+        if text == self.name:
+            return 1
+        if isinstance(expr, cst.Name):
+            if expr.value in _CONSTANT_NAMES:
+                return _CONSTANT_NAMES[expr.value]
+            value = self.tree.only_value(expr)
+            if value is not None and depth < self._DEPTH:
+                return self.value(value, depth + 1)
+        return None
 
 
 def _tested_only(node: cst.BaseExpression, parent: Optional[cst.CSTNode]) -> bool:

@@ -45,7 +45,7 @@ import re
 from dataclasses import dataclass, field, replace
 from ampcheck.lint.enums import StrEnum
 from functools import cached_property
-from typing import TYPE_CHECKING, Hashable, Iterator, Optional, Sequence, TypeVar, Union
+from typing import TYPE_CHECKING, Hashable, Iterable, Iterator, Optional, Sequence, TypeVar, Union
 
 import libcst as cst
 
@@ -196,6 +196,12 @@ class Guard:
             if test is not None and test.compared is not None
         )
 
+    @property
+    def frame(self) -> tuple:
+        """The call of a function its test is read in: its module and the calls that entered
+        it (one name means one variable there)."""
+        return self.path, self.via
+
     def _key(self, test: Test) -> tuple:
         shared = self.scope.key(test) if self.scope is not None else None
         return shared if shared is not None else (self.path, self.via, "test", test.text, test.versions)
@@ -258,6 +264,11 @@ class Event:
         """What its guards say values equal (`Guard.equalities`)."""
         return _Strings(self.guards)
 
+    @cached_property
+    def ones(self) -> "OnePins":
+        """What its guards say is 1 (`OnePins`)."""
+        return OnePins((g.frame, side, test) for g in self.guards if not g.is_loop for _, side, test in ((g.condition, g.side, g.test), *g.facts))
+
     @property
     def enabled(self) -> Optional[bool]:
         """The scaler's state: True on, False off, None maybe (unknown binding included)."""
@@ -271,14 +282,53 @@ def separating(a: Event, b: Event) -> list[Guard]:
     the same value (`if amp_type == "none":` against `if amp_type == "torch_amp":`)."""
     sides = {g.condition: g.side for g in a.guards if not g.is_loop}
     sides.update((key, side) for g in a.guards for key, side, _ in g.facts)
-    strings = a.strings
-    return [
+    strings, ones = a.strings, a.ones
+    found = [
         g for g in b.guards
         if g.kind in (GuardKind.IF, GuardKind.MATCH, GuardKind.EXIT) and (
             sides.get(g.condition, g.side) != g.side or any(sides.get(key, side) != side for key, side, _ in g.facts)
-            or strings.contradicted(g)
+            or strings.contradicted(g) or ones.contradicts(g.frame, g.side, g.test)
         )
     ]
+    if not found and b.ones.pinned and any(b.ones.contradicts(g.frame, g.side, g.test) for g in a.guards):
+        found = [g for g in b.guards if g.test is not None and g.test.pins_one is not None]  # (`n == 1` against `n > 1`)
+    return found
+
+
+class OnePins:
+    """What the conditions of one path say is 1 (`Test.pins_one`: `if accum == 1:`), and so
+    what another test of the same function call that reads it is there (`Test.at_one`): a
+    count of one makes every accumulation boundary test hold (`(i + 1) % accum == 0`) and
+    `accum > 1` fail. Each condition comes with the call it is tested in (`Guard.frame`)."""
+
+    def __init__(self, conditions: Iterable[tuple[tuple, tuple[Branch, int], Optional[Test]]]) -> None:
+        self.pinned: dict[tuple[tuple, str], tuple[int, ...]] = {}
+        for frame, side, test in conditions:
+            if test is None or test.pins_one is None or side[0] not in (Branch.BODY, Branch.ORELSE):
+                continue
+            name, versions, where = test.pins_one
+            if (side[0] is Branch.BODY) == where:
+                self.pinned[(frame, name)] = versions
+
+    def value(self, frame: tuple, test: Optional[Test]) -> Optional[bool]:
+        """What `test`, read in the call `frame`, is on this path; None where no pin decides it."""
+        if not self.pinned or test is None:
+            return None
+        for name, versions, value in test.at_one:
+            pin = self.pinned.get((frame, name))
+            if pin is not None and (versions is None or versions == pin):
+                return value
+        return None
+
+    def settles(self, frame: tuple, side: tuple[Branch, int], test: Optional[Test]) -> bool:
+        """Whether the side `side` of the test runs wherever this path does."""
+        value = self.value(frame, test) if side[0] in (Branch.BODY, Branch.ORELSE) else None
+        return value is not None and value == (side[0] is Branch.BODY)
+
+    def contradicts(self, frame: tuple, side: tuple[Branch, int], test: Optional[Test]) -> bool:
+        """Whether the side `side` of the test never runs where this path does."""
+        value = self.value(frame, test) if side[0] in (Branch.BODY, Branch.ORELSE) else None
+        return value is not None and value != (side[0] is Branch.BODY)
 
 
 class _Strings:

@@ -288,16 +288,18 @@ class SourceTree(_Indexes):
             for target in node.targets:
                 if isinstance(target.target, cst.Name):
                     name = target.target.value
-                    if self._import_fallback(node, name):
+                    if self.import_fallback(node, name):
                         continue  # what runs whenever the import works is the import
                     if dotted(node.value) is None or not self.names.add_alias(name, node.value):
                         self.names.shadow(name)
 
-    def _import_fallback(self, node: cst.Assign, name: str) -> bool:
-        """`try: from torch.cuda.amp import GradScaler` / `except ImportError: GradScaler =
-        nullcontext`: a stand-in bound only when the import from torch in the `try` fails
-        (torch before the name existed). An optional package's stand-in (`amp = None` when
-        apex is missing) is what runs wherever the package is not installed, so it shadows."""
+    def import_fallback(self, node: cst.CSTNode, name: str) -> bool:
+        """Whether `node` binds `name` as a stand-in for a name imported from torch:
+        `try: from torch.cuda.amp import GradScaler` / `except ImportError: GradScaler =
+        nullcontext` (or a `class GradScaler:` of its own there) is bound only when the import
+        from torch in the `try` fails (torch before the name existed); the name is torch's
+        wherever it exists. An optional package's stand-in (`amp = None` when apex is missing)
+        is what runs wherever the package is not installed, so it shadows."""
         handler = next((a for a in self.ancestors(node) if isinstance(a, (cst.ExceptHandler, cst.FunctionDef, cst.ClassDef))), None)
         attempt = self.parent(handler) if isinstance(handler, cst.ExceptHandler) else None
         if not isinstance(attempt, cst.Try):
@@ -346,6 +348,17 @@ class SourceTree(_Indexes):
                     continue
                 out.setdefault(key, []).append(node.value)  # type: ignore[arg-type]
         return out
+
+    def only_value(self, name: cst.Name) -> Optional[cst.BaseExpression]:
+        """The one value a local of a function ever holds: it is assigned once (`accum_idx = i
+        % accum`) and bound no other way in the function (no `+=`, loop target, parameter,
+        `as`, walrus, unpacking or `del` of it); None for any other name."""
+        fn = self.enclosing_function(name)
+        values = self._assigned.get((fn, name.value)) if fn is not None else None
+        if values is None or len(values) != 1:
+            return None
+        targets = [n for n in self.name_nodes.get(name.value, ()) if self.enclosing_function(n) is fn and _bound_here(n, self.parent(n))]
+        return values[0] if len(targets) == 1 and isinstance(self.parent(targets[0]), cst.AssignTarget) else None
 
     def values_of(self, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
         """Every value assigned to a name (in the function that uses it, else the module) or
@@ -538,6 +551,19 @@ class _Canonical:
 
     def _source(self, node: cst.CSTNode) -> str:
         return " ".join(self.tree.code_for(node).split())
+
+
+_BINDERS = (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.Param, cst.AsName, cst.NamedExpr, cst.CompFor, cst.NameItem, cst.Del, cst.Element)
+
+
+def _bound_here(name: cst.Name, parent: Optional[cst.CSTNode]) -> bool:
+    """Whether `name` may be what its parent binds (any element of a tuple or list counts:
+    it may be a target being unpacked)."""
+    if isinstance(parent, (cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.CompFor)):
+        return parent.target is name
+    if isinstance(parent, cst.Param):
+        return parent.name is name
+    return isinstance(parent, _BINDERS)
 
 
 def _stem(path: str) -> str:

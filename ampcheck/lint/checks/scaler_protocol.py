@@ -23,7 +23,7 @@ from ampcheck.lint.closures import local_use
 from ampcheck.lint.kinds import is_scaler_class, scale_invariant_optimizer, scaler_shaped
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.program import Attr, BindingInfo as Binding, Branch, GuardKind, Imported, Method, Param, Ref, Test, Value
-from ampcheck.lint.steps import Event, EventKind, Guard, exclusive, separating
+from ampcheck.lint.steps import Event, EventKind, Guard, OnePins, exclusive, separating
 
 # Conditions that switch AMP on and off; the branches they pick are the scaler's own states.
 _AMP_TOGGLE = re.compile(r"amp|fp16|half|mixed|scal(er|ing)|precision|autocast|dtype|float16", re.I)
@@ -46,6 +46,7 @@ class Cond:
     key: tuple
     side: tuple[Branch, int]
     test: Optional[Test] = field(compare=False)
+    frame: tuple = field(default=(), compare=False)  # the call of a function it is tested in (`Guard.frame`)
 
 
 @dataclass
@@ -186,11 +187,11 @@ class _Step:
             if g.is_loop or g.branch in (Branch.EXCEPT, Branch.RETRY) or g.spec.aborts:
                 continue
             if not self.is_toggle(g.test, scaler, text):
-                found.add(Cond(g.condition, g.side, g.test))
+                found.add(Cond(g.condition, g.side, g.test, g.frame))
             elif g.branch is Branch.BODY and g.test is not None and g.test.conjuncts:
                 parts = set(map(id, g.test.conjuncts))
                 found.update(
-                    Cond(key, side, part) for key, side, part in g.facts
+                    Cond(key, side, part, g.frame) for key, side, part in g.facts
                     if id(part) in parts and not self.is_toggle(part, scaler, text)
                 )
         return frozenset(found)
@@ -199,19 +200,22 @@ class _Step:
         """`conditions`, with what else the `if`s around `e` tell (`Guard.facts`): conditions
         it runs under too, for asking whether another event runs wherever `e` does."""
         return self.conditions(e, scaler, text) | frozenset(
-            Cond(key, side, part) for g in e.guards for key, side, part in g.facts
+            Cond(key, side, part, g.frame) for g in e.guards for key, side, part in g.facts
             if not g.is_loop and not self.is_toggle(part, scaler, text)
         )
 
     def covered(self, x: Event, resets: list[Event], scaler: Optional[Binding], text: str) -> bool:
         """Whether one of `resets` runs on every path `x` runs on: one under no condition `x`
-        lacks, or two on the two sides of one `if` and under no other (`update(new_scale)`
+        lacks (nor one `x`'s own conditions settle: `if accum == 1:` around the step, `if (i +
+        1) % accum == 0:` around the update), or two on the two sides of one `if` and under no
+        other (`update(new_scale)`
         above a threshold, `update()` below it), or one after a statement that some paths leave
         early and one on each of those paths."""
         cx = self.known(x, scaler, text)
+        ones = OnePins((c.frame, c.side, c.test) for c in cx)
         sides: dict[tuple, set[tuple[Branch, int]]] = {}
         for r in resets:
-            extra = self.conditions(r, scaler, text) - cx
+            extra = {c for c in self.conditions(r, scaler, text) - cx if not ones.settles(c.frame, c.side, c.test)}
             if not extra:
                 return True
             settled = {
