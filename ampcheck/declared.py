@@ -109,6 +109,54 @@ def _torch_floors(folder: Path, project: dict[str, Any]) -> Iterator[Optional[Mi
     yield from map(torch_floor, _setup_cfg_requirements(_text(folder / "setup.cfg")))
 
 
+def package_dirs(folder: Path) -> dict[str, str]:
+    """Where the project's packaging puts its packages: setuptools' `package_dir` in setup.py
+    (a literal dict, read with `ast`, never run), `[tool.setuptools.package-dir]` in
+    pyproject.toml and `package_dir` in setup.cfg's `[options]`, each a package name (`""`
+    for the packages at the top) -> the folder below `folder` holding it
+    (`package_dir={"vsrlab": "src"}`: `vsrlab.core.utils` is `src/core/utils.py`)."""
+    found: dict[str, str] = {}
+    table = _toml(folder / "pyproject.toml").get("tool", {})
+    table = table.get("setuptools", {}) if isinstance(table, dict) else {}
+    table = table.get("package-dir", {}) if isinstance(table, dict) else {}
+    if isinstance(table, dict):
+        found.update((k, v) for k, v in table.items() if isinstance(k, str) and isinstance(v, str))
+    found.update(_setup_py_package_dir(_text(folder / "setup.py")))
+    found.update(_setup_cfg_package_dir(_text(folder / "setup.cfg")))
+    return {k: v.strip("/") for k, v in found.items() if v.strip("/") and not os.path.isabs(v) and ".." not in Path(v).parts}
+
+
+def _setup_py_package_dir(text: str) -> Iterator[tuple[str, str]]:
+    """The string pairs of a literal dict passed as `package_dir=` in setup.py."""
+    if "package_dir" not in text:
+        return
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "package_dir" and isinstance(node.value, ast.Dict):
+            for k, v in zip(node.value.keys, node.value.values):
+                if isinstance(k, ast.Constant) and isinstance(k.value, str) and isinstance(v, ast.Constant) and isinstance(v.value, str):
+                    yield k.value, v.value
+
+
+def _setup_cfg_package_dir(text: str) -> Iterator[tuple[str, str]]:
+    """`package_dir` of setup.cfg's `[options]`: `=src`, or one `name = folder` per line."""
+    if "package_dir" not in text:
+        return
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return
+    if parser.has_option("options", "package_dir"):
+        for line in parser.get("options", "package_dir").splitlines():
+            name, sep, where = line.partition("=")
+            if sep:
+                yield name.strip(), where.strip()
+
+
 def _strings(value: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 

@@ -378,6 +378,8 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             ("Musketeer4/RGANet-CLIP", "processor/processor_clipreid_stage2.py", 203),
             ("DQiaole/ZITS_inpainting", "src/models/FTR_model.py", 465),
             ("DQiaole/ZITS_inpainting", "src/models/FTR_model.py", 467),
+            ("SCLBD/BackdoorBench", "attack/lira.py", 305),
+            ("SCLBD/BackdoorBench", "attack/lira.py", 322),
         )
     },
     **{

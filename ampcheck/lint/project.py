@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, TypeVar
 
+from ampcheck.declared import package_dirs
 from ampcheck.lint import kinds
 from ampcheck.lint.digests import FileDigests, Reader, file_hash, read_regular
 from ampcheck.lint.source import SourceError, decode_source, too_large
@@ -142,18 +143,37 @@ class Project:
     _class_statements: Optional[dict[str, list[tuple[str, str]]]] = None
     # answers of lookups and class hierarchies, until a module's summary is added or dropped
     _answers: dict[tuple, tuple] = field(default_factory=dict)
+    # project folder -> where its packaging puts package names (`_mapped`)
+    _package_dirs: dict[Path, list[tuple[str, Path]]] = field(default_factory=dict)
     # how the project's files are read: from disk, or (a language server) its buffers first
     read: Reader = read_regular
 
     # -- modules ---------------------------------------------------------------------------------
     def module_name(self, path: str) -> str:
-        """The dotted name the project imports `path` by (from the root, or from `src/`)."""
+        """The dotted name the project imports `path` by: from a folder its packaging maps a
+        package to (`package_dir={"vsrlab": "src"}`), from the root, or from `src/`."""
         absolute = Path(os.path.abspath(path))
+        for package, folder in self._mapped(self.root):
+            name = "" if package and absolute == folder / "__init__.py" else _dotted_from(absolute, folder)
+            if name is not None:
+                return ".".join(p for p in (package, name) if p)
         for base in (self.root / "src", self.root):
             name = _dotted_from(absolute, base)
             if name is not None:
                 return name
         return absolute.stem
+
+    def _mapped(self, top: Path) -> list[tuple[str, Path]]:
+        """The folders the packaging of the project at `top` maps package names to, the
+        longest folder first (`""`: the folder of the top-level packages)."""
+        found = self._package_dirs.get(top)
+        if found is None:
+            dirs = package_dirs(top)
+            found = self._package_dirs[top] = sorted(
+                ((package, top / folder) for package, folder in dirs.items() if package != folder),
+                key=lambda pf: -len(pf[1].parts),
+            )
+        return found
 
     def import_names(self, path: str, own: Optional[Path] = None) -> tuple[str, ...]:
         """The dotted names code may import `path` by: its module name, and, in a repository
@@ -574,7 +594,17 @@ class Project:
         if not (Path(here) / "__init__.py").is_file():
             bases = (Path(here), *tops)
         # then the folders above, nearest first: scripts run from one put it on sys.path
-        for base in itertools.chain(bases, self._folders_up_from(Path(here).parent)):
+        named = [  # (a package the packaging puts in a folder of another name: what an install imports)
+            folder / Path(*name.split(".")[package.count(".") + 1:])
+            for top in dict.fromkeys((own, self.root)) for package, folder in self._mapped(top)
+            if package and (name == package or name.startswith(package + "."))
+        ]
+        for place in named:
+            for candidate in (place.with_suffix(".py"), place / "__init__.py"):
+                if _inside(candidate, self.root) and candidate.is_file():
+                    return str(candidate)
+        tops_of_packages = [folder for top in dict.fromkeys((own, self.root)) for package, folder in self._mapped(top) if not package]
+        for base in itertools.chain(bases, tops_of_packages, self._folders_up_from(Path(here).parent)):
             for candidate in (base / rel.with_suffix(".py"), base / rel / "__init__.py"):
                 if _inside(candidate, self.root) and candidate.is_file():
                     return str(candidate)

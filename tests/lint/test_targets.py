@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ampcheck.declared import declared_targets, project_folder, torch_floor
+from ampcheck.declared import declared_targets, package_dirs, project_folder, torch_floor
 from ampcheck.targets import MinorVersion, Targets, lower_bound, parse_target_version, parse_torch_version
 from tests.paths import FIXTURES
 
@@ -104,3 +104,18 @@ def test_unreadable_declarations_declare_nothing(tmp_path: Path):
     (tmp_path / "pyproject.toml").write_text('[project\nrequires-python = ">=3.12"\n')
     (tmp_path / "setup.py").write_text('install_requires = ["torch>=2.3"\n')  # does not parse
     assert declared_targets(tmp_path) == Targets()
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "dirs"),
+    [
+        ("setup.py", 'setup(name="lab", package_dir={"lab": "src", "": "lib"})\n', {"lab": "src", "": "lib"}),
+        ("pyproject.toml", '[tool.setuptools.package-dir]\nlab = "src/"\n', {"lab": "src"}),
+        ("setup.cfg", "[options]\npackage_dir =\n    =src\n    lab = source\n", {"": "src", "lab": "source"}),
+        ("setup.py", "setup(package_dir=get_package_dir())\n", {}),
+        ("setup.py", 'setup(package_dir={"lab": "../elsewhere"})\n', {}),
+    ],
+)
+def test_packaging_says_which_folder_holds_each_package(tmp_path: Path, name: str, text: str, dirs: dict[str, str]):
+    (tmp_path / name).write_text(text)
+    assert package_dirs(tmp_path) == dirs
