@@ -128,13 +128,8 @@ def package_dirs(folder: Path) -> dict[str, str]:
 
 def _setup_py_package_dir(text: str) -> Iterator[tuple[str, str]]:
     """The string pairs of a literal dict passed as `package_dir=` in setup.py."""
-    if "package_dir" not in text:
-        return
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
-        return
-    for node in ast.walk(tree):
+    tree = _parsed(text) if "package_dir" in text else None
+    for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.keyword) and node.arg == "package_dir" and isinstance(node.value, ast.Dict):
             for k, v in zip(node.value.keys, node.value.values):
                 if isinstance(k, ast.Constant) and isinstance(k.value, str) and isinstance(v, ast.Constant) and isinstance(v.value, str):
@@ -143,14 +138,8 @@ def _setup_py_package_dir(text: str) -> Iterator[tuple[str, str]]:
 
 def _setup_cfg_package_dir(text: str) -> Iterator[tuple[str, str]]:
     """`package_dir` of setup.cfg's `[options]`: `=src`, or one `name = folder` per line."""
-    if "package_dir" not in text:
-        return
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        parser.read_string(text)
-    except configparser.Error:
-        return
-    if parser.has_option("options", "package_dir"):
+    parser = _config(text) if "package_dir" in text else None
+    if parser is not None and parser.has_option("options", "package_dir"):
         for line in parser.get("options", "package_dir").splitlines():
             name, sep, where = line.partition("=")
             if sep:
@@ -180,24 +169,37 @@ def _requirement_lines(text: str) -> Iterator[str]:
 def _setup_py_strings(text: str) -> Iterator[str]:
     """Every string literal of setup.py: `install_requires` may be a literal list, a name
     bound to one, or a dict of extras; a string that is not a torch requirement is skipped."""
-    if not text:
-        return
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError):
-        return
-    for node in ast.walk(tree):
+    tree = _parsed(text)
+    for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             yield node.value
 
 
-def _setup_cfg_requirements(text: str) -> Iterator[str]:
+def _parsed(text: str) -> Optional[ast.AST]:
+    """setup.py as a syntax tree (never run); None when empty or unparsable."""
     if not text:
-        return
+        return None
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+
+def _config(text: str) -> Optional[configparser.ConfigParser]:
+    """setup.cfg read; None when empty or unreadable."""
+    if not text:
+        return None
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(text)
     except configparser.Error:
+        return None
+    return parser
+
+
+def _setup_cfg_requirements(text: str) -> Iterator[str]:
+    parser = _config(text)
+    if parser is None:
         return
     values = []
     if parser.has_option("options", "install_requires"):
