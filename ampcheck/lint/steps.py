@@ -267,7 +267,7 @@ class Event:
     @cached_property
     def ones(self) -> "OnePins":
         """What its guards say is 1 (`OnePins`)."""
-        return OnePins((g.frame, side, test) for g in self.guards if not g.is_loop for _, side, test in ((g.condition, g.side, g.test), *g.facts))
+        return OnePins(c for g in self.guards if not g.is_loop for c in _conditions_of(g))
 
     @property
     def enabled(self) -> Optional[bool]:
@@ -291,8 +291,15 @@ def separating(a: Event, b: Event) -> list[Guard]:
         )
     ]
     if not found and b.ones.pinned and any(b.ones.contradicts(g.frame, g.side, g.test) for g in a.guards):
-        found = [g for g in b.guards if g.test is not None and g.test.pins_one is not None]  # (`n == 1` against `n > 1`)
+        found = [g for g in b.guards if not g.is_loop and OnePins(_conditions_of(g)).pinned]  # (`n > 1` against `n == 1`: those that say n is 1)
     return found
+
+
+def _conditions_of(g: Guard) -> Iterator[tuple[tuple, tuple[Branch, int], Optional[Test]]]:
+    """A guard's test and what its side tells beyond it (`Guard.facts`), each with its call."""
+    yield g.frame, g.side, g.test
+    for _, side, test in g.facts:
+        yield g.frame, side, test
 
 
 class OnePins:

@@ -208,9 +208,8 @@ class _Step:
         """Whether one of `resets` runs on every path `x` runs on: one under no condition `x`
         lacks (nor one `x`'s own conditions settle: `if accum == 1:` around the step, `if (i +
         1) % accum == 0:` around the update), or two on the two sides of one `if` and under no
-        other (`update(new_scale)`
-        above a threshold, `update()` below it), or one after a statement that some paths leave
-        early and one on each of those paths."""
+        other (`update(new_scale)` above a threshold, `update()` below it), or one after a
+        statement that some paths leave early and one on each of those paths."""
         cx = self.known(x, scaler, text)
         ones = OnePins((c.frame, c.side, c.test) for c in cx)
         sides: dict[tuple, set[tuple[Branch, int]]] = {}
