@@ -1347,6 +1347,17 @@ REPOS: tuple[Repo, ...] = (
     Repo("SCLBD/BackdoorBench", "f02e3534645f0ee63d6848653062cd6c0d6c400d", K.RESEARCH, late=True),
     Repo("santurini/vsrlab", "9f2a7ab20224bfca223aa2bc5fbaffabd0eeefe2", K.VISION, late=True),
     Repo("sunutf/fft_tsm", "83289d095e415af9e7ab4240d7e42223f6fd05af", K.VISION, late=True),
+    # stop 41, second batch: 10 held-out repositories read first at 2813b7f (retrosynthesis, time-series benchmark, molecules and materials, 3D open-vocabulary, tabular AutoML, time-series imputation, TTS toolkit, building segmentation, Gaussian splatting, stereo)
+    Repo("coleygroup/Graph2SMILES", "1b87f9ffdb739346b94853dfe8e5d63ac0198a38", K.RESEARCH, late=True),
+    Repo("decisionintelligence/TFB", "a0087ed7da48218504237d37165d0cb401c942c3", K.RESEARCH, late=True),
+    Repo("divelab/AIRS", "4a16c68a7da707c521019067dec51c227c10de45", K.RESEARCH, late=True),
+    Repo("CVMI-Lab/PLA", "3a7103a4211f6eb1f6d5c518f6cc870c26b96c52", K.NERF_3D, late=True),
+    Repo("autogluon/autogluon", "f34ebb4f664c7d632a8ea7db1de74bdfc64c3625", K.FRAMEWORK, late=True),
+    Repo("hwya0327/Pypots_AMP_SAITS", "d83acfb2744bafb3983f86b8d2a66cf79efc5b79", K.RESEARCH, late=True),
+    Repo("mozilla/TTS", "e9e07844b77a43fb0864354791fb4cf72ffded11", K.TTS_GAN, late=True),
+    Repo("ohhan777/jbnu_building_seg", "c8aab3cc7bd1d6814bfefa557f89133cdb41d15c", K.DETECTION, late=True),
+    Repo("ShunyuanZheng/GPS-Gaussian", "3abbdc1b8c2d7be5578565689e3b754a9aef3280", K.NERF_3D, late=True),
+    Repo("xiongqi123123/E3Stereo", "a4f8f4c4ed2c8612c3e92ea52e1295f7e7b24063", K.VISION, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
