@@ -593,19 +593,19 @@ class Project:
         bases = (*tops, Path(here))
         if not (Path(here) / "__init__.py").is_file():
             bases = (Path(here), *tops)
-        # then the folders above, nearest first: scripts run from one put it on sys.path
-        named = [  # (a package the packaging puts in a folder of another name: what an install imports)
-            folder / Path(*name.split(".")[package.count(".") + 1:])
-            for top in dict.fromkeys((own, self.root)) for package, folder in self._mapped(top)
-            if package and (name == package or name.startswith(package + "."))
-        ]
-        for place in named:
+        mapped = [(package, folder) for top in dict.fromkeys((own, self.root)) for package, folder in self._mapped(top)]
+        places = itertools.chain(
+            # a package the packaging puts in a folder of another name: what an install imports
+            (folder / Path(*name.split(".")[package.count(".") + 1:]) for package, folder in mapped
+             if package and (name == package or name.startswith(package + "."))),
+            # the import roots, the packaging's top-level folder after the root's `src/`, then the
+            # folders above, nearest first: scripts run from one put it on sys.path
+            (base / rel for base in itertools.chain(
+                bases, (folder for package, folder in mapped if not package), self._folders_up_from(Path(here).parent),
+            )),
+        )
+        for place in places:
             for candidate in (place.with_suffix(".py"), place / "__init__.py"):
-                if _inside(candidate, self.root) and candidate.is_file():
-                    return str(candidate)
-        tops_of_packages = [folder for top in dict.fromkeys((own, self.root)) for package, folder in self._mapped(top) if not package]
-        for base in itertools.chain(bases, tops_of_packages, self._folders_up_from(Path(here).parent)):
-            for candidate in (base / rel.with_suffix(".py"), base / rel / "__init__.py"):
                 if _inside(candidate, self.root) and candidate.is_file():
                     return str(candidate)
         return None

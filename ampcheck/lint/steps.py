@@ -287,10 +287,10 @@ def separating(a: Event, b: Event) -> list[Guard]:
         g for g in b.guards
         if g.kind in (GuardKind.IF, GuardKind.MATCH, GuardKind.EXIT) and (
             sides.get(g.condition, g.side) != g.side or any(sides.get(key, side) != side for key, side, _ in g.facts)
-            or strings.contradicted(g) or ones.contradicts(g.frame, g.side, g.test)
+            or strings.contradicted(g) or ones.runs(g.frame, g.side, g.test) is False
         )
     ]
-    if not found and b.ones.pinned and any(b.ones.contradicts(g.frame, g.side, g.test) for g in a.guards):
+    if not found and b.ones.pinned and any(b.ones.runs(g.frame, g.side, g.test) is False for g in a.guards):
         found = [g for g in b.guards if not g.is_loop and OnePins(_conditions_of(g)).pinned]  # (`n > 1` against `n == 1`: those that say n is 1)
     return found
 
@@ -327,15 +327,11 @@ class OnePins:
                 return value
         return None
 
-    def settles(self, frame: tuple, side: tuple[Branch, int], test: Optional[Test]) -> bool:
-        """Whether the side `side` of the test runs wherever this path does."""
+    def runs(self, frame: tuple, side: tuple[Branch, int], test: Optional[Test]) -> Optional[bool]:
+        """Whether the side `side` of the test runs where this path does: True wherever it
+        does, False never, None where no pin decides it."""
         value = self.value(frame, test) if side[0] in (Branch.BODY, Branch.ORELSE) else None
-        return value is not None and value == (side[0] is Branch.BODY)
-
-    def contradicts(self, frame: tuple, side: tuple[Branch, int], test: Optional[Test]) -> bool:
-        """Whether the side `side` of the test never runs where this path does."""
-        value = self.value(frame, test) if side[0] in (Branch.BODY, Branch.ORELSE) else None
-        return value is not None and value != (side[0] is Branch.BODY)
+        return None if value is None else value == (side[0] is Branch.BODY)
 
 
 class _Strings:

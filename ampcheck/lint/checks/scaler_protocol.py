@@ -46,7 +46,7 @@ class Cond:
     key: tuple
     side: tuple[Branch, int]
     test: Optional[Test] = field(compare=False)
-    frame: tuple = field(default=(), compare=False)  # the call of a function it is tested in (`Guard.frame`)
+    frame: tuple = field(compare=False)  # the call of a function it is tested in (`Guard.frame`)
 
 
 @dataclass
@@ -214,7 +214,7 @@ class _Step:
         ones = OnePins((c.frame, c.side, c.test) for c in cx)
         sides: dict[tuple, set[tuple[Branch, int]]] = {}
         for r in resets:
-            extra = {c for c in self.conditions(r, scaler, text) - cx if not ones.settles(c.frame, c.side, c.test)}
+            extra = {c for c in self.conditions(r, scaler, text) - cx if ones.runs(c.frame, c.side, c.test) is not True}
             if not extra:
                 return True
             settled = {
