@@ -5,9 +5,10 @@ Real training code spreads the GradScaler protocol over trainer classes, base cl
 other modules and helpers; all of that is inside the project, so it is read, not assumed.
 The project is the folder of the config file, else the git root above the linted paths, else
 the folder the run starts in. A module of the project is any `.py` file under it that an
-import can name: `a/b.py` is `a.b` from the root, from a `src/` folder, beside the
-importing file (how a script run as `python tools/train.py` imports `tools/utils.py`), or
-from a folder above it (where the scripts that import its package run).
+import can name: `a/b.py` is `a.b` from the root, from a `src/` folder, from the folder
+the packaging maps a package to (`package_dir`), beside the importing file (how a script run
+as `python tools/train.py` imports `tools/utils.py`), or from a folder above it (where the
+scripts that import its package run).
 Anything else (installed packages, frameworks) stays outside: opaque, assumed right.
 
 A module's summary is built from its tree once and cached on disk by its text, so a run that
