@@ -2,19 +2,24 @@
 
 `GradScaler(enabled=(dtype == "float16"))` with `dtype = "bfloat16"` above is off;
 `autocast("cuda", dtype=ptdtype)` with `ptdtype = {...}[dtype]` is bf16. Anything the
-evaluator cannot pin down is UNKNOWN, which rules read as "maybe". A name counts as a
-constant only when it is assigned exactly once in its scope (function, else module) and no
-function declares it `global`, and module names stop being constants in a file that rewrites
-its globals (`exec`, `globals()`), as nanoGPT's configurator does.
+evaluator cannot pin down is UNKNOWN, which rules read as "maybe". A function's local counts
+as a constant only when it is assigned one value and bound no other way in the function (no
+loop target, `as`, `+=`, parameter or unpacking of it); a module name, when it is assigned
+exactly once at module level and no function declares it `global`, and module names stop
+being constants in a file that rewrites its globals (`exec`, `globals()`), as nanoGPT's
+configurator does. `assuming` gives the same evaluator with one name or attribute chain set to a
+value: what a test is where an accumulation count is 1.
 """
 from __future__ import annotations
 
+import copy
 import operator
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Optional, Union
 
 import libcst as cst
 
+from ampcheck.lint.names import dotted
 from ampcheck.lint.tree import SourceTree
 
 
@@ -63,6 +68,10 @@ _COMPARE: dict[type, Callable[[Any, Any], Any]] = {
     cst.GreaterThanEqual: operator.ge,
 }
 
+_ARITHMETIC: dict[type, Callable[[Any, Any], Any]] = {
+    cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul, cst.Modulo: operator.mod,
+}
+
 _MAX_DEPTH = 8
 
 Assignment = Union[cst.Assign, cst.AnnAssign, cst.AugAssign]
@@ -71,6 +80,7 @@ Assignment = Union[cst.Assign, cst.AnnAssign, cst.AugAssign]
 class ConstEval:
     def __init__(self, tree: SourceTree) -> None:
         self.tree = tree
+        self._assumed: Optional[tuple[str, Any]] = None  # (name or attribute chain, its value)
         self._by_scope = self._index_assignments()
         # the file rewrites its globals: no module name is a constant
         self.module_dynamic = any(
@@ -102,11 +112,20 @@ class ConstEval:
         with its assignments: what a module name's value is read from."""
         return ((name, nodes) for (fn, name), nodes in self._by_scope.items() if fn is None)
 
+    def assuming(self, name: str, value: Any) -> "ConstEval":
+        """This evaluator where the name or attribute chain `name` (`accum`, `self.accum`)
+        holds `value`, wherever it is read, directly or through a constant local."""
+        view = copy.copy(self)
+        view._assumed = (name, value)
+        return view
+
     def value(self, expr: Optional[cst.BaseExpression], _depth: int = 0) -> Any:
         """The Python value of `expr`, or UNKNOWN."""
         if expr is None or _depth > _MAX_DEPTH:
             return UNKNOWN
         d = _depth + 1
+        if self._assumed is not None and isinstance(expr, (cst.Name, cst.Attribute)) and dotted(expr) == self._assumed[0]:
+            return self._assumed[1]
         if isinstance(expr, (cst.Integer, cst.Float)):
             return expr.evaluated_value
         if isinstance(expr, cst.SimpleString):
@@ -124,6 +143,11 @@ class ConstEval:
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
             v = self.value(expr.expression, d)
             return UNKNOWN if v is UNKNOWN else (not v)
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+            v = self.value(expr.expression, d)
+            return -v if _number(v) else UNKNOWN
+        if isinstance(expr, cst.BinaryOperation):
+            return self._arithmetic(expr, d)
         if isinstance(expr, cst.BooleanOperation):
             return self._boolop(expr, d)
         if isinstance(expr, cst.Comparison):
@@ -171,13 +195,13 @@ class ConstEval:
 
     def _name(self, expr: cst.Name, depth: int) -> Any:
         fn = self.tree.enclosing_function(expr)
-        local = self._by_scope.get((fn, expr.value)) if fn is not None else None
         if fn is not None and expr.value in param_names(fn):
             return UNKNOWN  # the caller's argument, or (flow-insensitively) any rebinding of it
-        assigns = local if local is not None else self._by_scope.get((None, expr.value))
-        if assigns is None or len(assigns) != 1:
-            return UNKNOWN
-        if local is None and self.module_dynamic:
+        if fn is not None and self.tree.binds(fn, expr.value):
+            only = self.tree.only_value(expr)
+            return UNKNOWN if only is None else self.value(only, depth)
+        assigns = self._by_scope.get((None, expr.value))
+        if assigns is None or len(assigns) != 1 or self.module_dynamic:
             return UNKNOWN
         if self._declared_global(expr.value):
             return UNKNOWN  # (`global USE_AMP` in a function that sets it from the command line)
@@ -209,6 +233,22 @@ class ConstEval:
                 return right
             return UNKNOWN
         return right
+
+    def _arithmetic(self, expr: cst.BinaryOperation, depth: int) -> Any:
+        """`+ - * %` of numbers; anything `% 1` is 0 (an integer counter modulo a count of one)."""
+        op = _ARITHMETIC.get(type(expr.operator))
+        if op is None:
+            return UNKNOWN
+        right = self.value(expr.right, depth)
+        if op is operator.mod and type(right) is int and right == 1:
+            return 0
+        left = self.value(expr.left, depth)
+        if not (_number(left) and _number(right)):
+            return UNKNOWN
+        try:
+            return op(left, right)
+        except ArithmeticError:
+            return UNKNOWN
 
     def _compare(self, expr: cst.Comparison, depth: int) -> Any:
         left = self.value(expr.left, depth)
@@ -249,6 +289,10 @@ class ConstEval:
             return container[key]
         except Exception:
             return UNKNOWN
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _bare_name(expr: cst.BaseExpression) -> Optional[str]:

@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass, field, replace
 from ampcheck.lint.enums import StrEnum
 from functools import cached_property
-from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union
+from typing import Any, Iterable, Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -1027,13 +1027,13 @@ class _Builder:
             return ()  # (a bare name or call: nothing to work out)
         through: dict[str, None] = {}
         for node in preorder(expr):
-            if isinstance(node, cst.Name) and node.value not in _CONSTANT_NAMES:
+            if isinstance(node, cst.Name) and node.value not in ("True", "False"):
                 value = self.tree.only_value(node)
                 if value is not None:
                     through.update((n, None) for n in _dotted_names(value))
         found = []
         for name in dict.fromkeys((*names, *through)):
-            value = _AtOne(self.tree, name).truth(expr)
+            value = self.b.consts.assuming(name, 1).truth(expr)
             if value is not None:
                 found.append((name, versions.get(name, ()) if name in names else None, value))
         return tuple(found)
@@ -2005,75 +2005,6 @@ def _dotted_names(expr: cst.BaseExpression) -> Iterator[str]:
             text = dotted(node)
             if text is not None:
                 yield text
-
-
-_CONSTANT_NAMES = {"True": True, "False": False}
-_ARITHMETIC: dict[type, Callable[[int, int], int]] = {
-    cst.Add: lambda a, b: a + b, cst.Subtract: lambda a, b: a - b, cst.Multiply: lambda a, b: a * b,
-}
-_COMPARE: dict[type, Callable[[int, int], bool]] = {
-    cst.Equal: lambda a, b: a == b, cst.NotEqual: lambda a, b: a != b, cst.LessThan: lambda a, b: a < b,
-    cst.LessThanEqual: lambda a, b: a <= b, cst.GreaterThan: lambda a, b: a > b, cst.GreaterThanEqual: lambda a, b: a >= b,
-}
-
-
-class _AtOne:
-    """An expression's value where the name `name` is 1 and everything else is unknown: integer
-    literals, `+ - *` of known values, anything `% 1` (0: an accumulation counter modulo a count
-    of one), comparisons, `and`/`or`/`not`, and a local assigned one value in its function
-    (`accum_idx = i % accum`) by that value. None where the value is not known."""
-
-    _DEPTH = 3
-
-    def __init__(self, tree: SourceTree, name: str) -> None:
-        self.tree = tree
-        self.name = name
-
-    def truth(self, expr: cst.BaseExpression) -> Optional[bool]:
-        value = self.value(expr, 0)
-        return None if value is None else bool(value)
-
-    def value(self, expr: cst.BaseExpression, depth: int) -> Optional[int]:
-        if isinstance(expr, cst.Integer):
-            return int(expr.evaluated_value)
-        if isinstance(expr, (cst.Name, cst.Attribute)):
-            return self._named(expr, depth)
-        if isinstance(expr, cst.BinaryOperation):
-            right = self.value(expr.right, depth)
-            if isinstance(expr.operator, cst.Modulo) and right == 1:
-                return 0
-            left = self.value(expr.left, depth)
-            op = _ARITHMETIC.get(type(expr.operator))
-            return op(left, right) if op is not None and left is not None and right is not None else None
-        if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
-            target = expr.comparisons[0]
-            compare = _COMPARE.get(type(target.operator))
-            left, right = self.value(expr.left, depth), self.value(target.comparator, depth)
-            return compare(left, right) if compare is not None and left is not None and right is not None else None
-        if isinstance(expr, cst.UnaryOperation):
-            inner = self.value(expr.expression, depth)
-            if inner is None:
-                return None
-            return (not inner) if isinstance(expr.operator, cst.Not) else -inner if isinstance(expr.operator, cst.Minus) else None
-        if isinstance(expr, cst.BooleanOperation):
-            known = [bool(v) for v in (self.value(expr.left, depth), self.value(expr.right, depth)) if v is not None]
-            conjunction = isinstance(expr.operator, cst.And)
-            if (not conjunction) in known:  # (a false side decides an `and`, a true one an `or`)
-                return not conjunction
-            return conjunction if len(known) == 2 else None
-        return None
-
-    def _named(self, expr: Union[cst.Name, cst.Attribute], depth: int) -> Optional[int]:
-        text = dotted(expr)
-        if text == self.name:
-            return 1
-        if isinstance(expr, cst.Name):
-            if expr.value in _CONSTANT_NAMES:
-                return _CONSTANT_NAMES[expr.value]
-            value = self.tree.only_value(expr)
-            if value is not None and depth < self._DEPTH:
-                return self.value(value, depth + 1)
-        return None
 
 
 def _tested_only(node: cst.BaseExpression, parent: Optional[cst.CSTNode]) -> bool:

@@ -351,14 +351,30 @@ class SourceTree(_Indexes):
 
     def only_value(self, name: cst.Name) -> Optional[cst.BaseExpression]:
         """The one value a local of a function ever holds: it is assigned once (`accum_idx = i
-        % accum`) and bound no other way in the function (no `+=`, loop target, parameter,
-        `as`, walrus, unpacking or `del` of it); None for any other name."""
+        % accum`, `scale: float = 1.0`) and bound no other way in the function (no `+=`, loop
+        target, parameter, `as`, walrus, unpacking or `del` of it); None for any other name."""
         fn = self.enclosing_function(name)
         values = self._assigned.get((fn, name.value)) if fn is not None else None
         if values is None or len(values) != 1:
             return None
-        targets = [n for n in self.name_nodes.get(name.value, ()) if self.enclosing_function(n) is fn and _bound_here(n, self.parent(n))]
-        return values[0] if len(targets) == 1 and isinstance(self.parent(targets[0]), cst.AssignTarget) else None
+        targets = self._bindings(fn, name.value)
+        return values[0] if len(targets) == 1 and isinstance(self.parent(targets[0]), (cst.AssignTarget, cst.AnnAssign)) else None
+
+    def binds(self, fn: cst.FunctionDef, name: str) -> bool:
+        """Whether `fn`'s own body binds `name` in any way, which makes it a local there."""
+        return bool(self._bindings(fn, name))
+
+    def _bindings(self, fn: Optional[cst.CSTNode], name: str) -> list[cst.Name]:
+        return [n for n in self.name_nodes.get(name, ()) if self.enclosing_function(n) is fn and self._bound(n)]
+
+    def _bound(self, name: cst.Name) -> bool:
+        """Whether `name` is bound where it stands: a target itself, or inside a tuple or list
+        (starred or not) that is one (`a, (b, *c) = ...`)."""
+        node: cst.CSTNode = name
+        parent = self.parent(node)
+        while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
+            node, parent = parent, self.parent(parent)
+        return _binds(node, parent)
 
     def values_of(self, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
         """Every value assigned to a name (in the function that uses it, else the module) or
@@ -553,16 +569,15 @@ class _Canonical:
         return " ".join(self.tree.code_for(node).split())
 
 
-_BINDERS = (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.Param, cst.AsName, cst.NamedExpr, cst.CompFor, cst.NameItem, cst.Del, cst.Element)
+_BINDERS = (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.Param, cst.AsName, cst.NamedExpr, cst.CompFor, cst.NameItem, cst.Del)
 
 
-def _bound_here(name: cst.Name, parent: Optional[cst.CSTNode]) -> bool:
-    """Whether `name` may be what its parent binds (any element of a tuple or list counts:
-    it may be a target being unpacked)."""
+def _binds(node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> bool:
+    """Whether `node` (a name, or a tuple or list holding one) is what its parent binds."""
     if isinstance(parent, (cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.CompFor)):
-        return parent.target is name
+        return parent.target is node
     if isinstance(parent, cst.Param):
-        return parent.name is name
+        return parent.name is node
     return isinstance(parent, _BINDERS)
 
 
