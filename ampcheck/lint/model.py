@@ -111,7 +111,7 @@ class FileModel(SourceTree):
         `forward_backward(model, optimizer, batch)` whose caller steps). A `.backward()` timed
         or checked and then dropped (a speed benchmark, a gradient test, a saliency map)
         updates nothing."""
-        if backward.kind in (EventKind.AUTOGRAD_GRAD, EventKind.SCALED_BACKWARD) or backward.framework_backward:
+        if backward.kind in (EventKind.AUTOGRAD_GRAD, EventKind.SCALED_AUTOGRAD_GRAD, EventKind.SCALED_BACKWARD) or backward.framework_backward:
             return True
         if id(backward.op) in self._ops_of_updating_runs:
             return True

@@ -1077,20 +1077,35 @@ class _Builder:
             # (LEFT's case numbers the path from 1, STAYED's counts them). An op inside `stmt`
             # from which no leaving path can follow stays too (the else of imaginaire's
             # if-chain); one that may go either way (before a `return` on its branch) has neither.
-            lefts = [GuardSpec(GuardKind.EXIT, Branch.LEFT, id(stmt), case=i, node=stmt) for i in range(1, len(leaving) + 1)]
-            stayed = GuardSpec(
-                GuardKind.EXIT, Branch.STAYED, id(stmt), case=len(leaving), node=stmt,
-                aborts=all(_exits(b, (cst.Raise,)) for b in leaving) and not self._caught(stmt),
-            )
-            for op in out[start:]:
-                if op.node is None:
-                    continue
-                on = next((g for g, b in zip(lefts, leaving) if self.tree.within(op.node, b)), None)
-                if on is None and not self._may_leave(op.node, stmt, leaving):
-                    on = stayed
-                if on is not None:
-                    op.guards = (*op.guards, on)
-            guards = (*guards, stayed)
+            # The ways out of different branches of an `if` are alternatives of their own: an op
+            # of one branch can take none of another's, so each branch's are counted apart.
+            for key, group in self._by_branch(stmt, leaving):
+                lefts = [GuardSpec(GuardKind.EXIT, Branch.LEFT, key, case=i, node=stmt) for i in range(1, len(group) + 1)]
+                stayed = GuardSpec(
+                    GuardKind.EXIT, Branch.STAYED, key, case=len(group), node=stmt,
+                    aborts=all(_exits(b, (cst.Raise,)) for b in group) and not self._caught(stmt),
+                )
+                for op in out[start:]:
+                    if op.node is None:
+                        continue
+                    on = next((g for g, b in zip(lefts, group) if self.tree.within(op.node, b)), None)
+                    if on is None and not self._may_leave(op.node, stmt, group):
+                        on = stayed
+                    if on is not None:
+                        op.guards = (*op.guards, on)
+                guards = (*guards, stayed)
+
+    def _by_branch(self, stmt: cst.CSTNode, leaving: list[cst.BaseSuite]) -> Iterator[tuple[int, list[cst.BaseSuite]]]:
+        """The blocks that leave a statement early, grouped by the branch of an `if` (`elif`,
+        `else`) that holds them, each group keyed by the statement (its first branch) or the
+        branch; one group for any other statement."""
+        if not isinstance(stmt, cst.If):
+            yield id(stmt), leaving
+            return
+        for i, suite in enumerate(_child_suites(stmt)):
+            group = [b for b in leaving if self.tree.within(b, suite)]
+            if group:
+                yield (id(stmt) if i == 0 else id(suite)), group
 
     def _caught(self, stmt: cst.CSTNode) -> bool:
         """Whether an exception raised in `stmt` may be handled in its function: a `try` around
@@ -1296,7 +1311,8 @@ class _Builder:
                 optimizer_keys=optimizer_keys, state_keys=state_keys, node=call,
             )
         if _AUTOGRAD_GRAD in quals:
-            return Op(OpKind.AUTOGRAD_GRAD, guards, text=self._text(call.func), node=call)
+            outputs = call_argument(call, "outputs", 0)  # (`[scaler.scale(out)]`: a list of one)
+            return Op(OpKind.AUTOGRAD_GRAD, guards, args=(self.ref(_only_element(outputs)),) if outputs is not None else (), text=self._text(call.func), node=call)
         torch_only = all(q.startswith("torch.") for q in quals)
         if _AUTOGRAD_BACKWARD in quals:
             positional = [a for a in call.args if a.keyword is None and not a.star]

@@ -79,6 +79,9 @@ class EventKind(StrEnum):
     ZERO_GRAD = "zero_grad"
     SAVE = "save"
     AUTOGRAD_GRAD = "autograd_grad"
+    # `torch.autograd.grad(outputs=scaler.scale(out), ...)`: the gradients it returns are scaled
+    # (a gradient penalty divides them by `get_scale()`, as StyleGAN2's does)
+    SCALED_AUTOGRAD_GRAD = "scaled_autograd_grad"
     NONFINITE = "nonfinite"
     OPAQUE = "opaque"
 
@@ -974,7 +977,18 @@ class StepEvents:
             if op.kind is OpKind.CALL:
                 self._call(op, frame, guards, out, follow)
             elif all(self.val(r, frame).kind != "loss_scale" for r in op.threshold):
-                out.append(self._event(EventKind(op.kind), op, frame, guards))
+                out.append(self._event(self._kind(op, frame), op, frame, guards))
+
+    def _kind(self, op: Op, frame: _Frame) -> EventKind:
+        """The event of an op that is not a call: its own kind, but SCALED_AUTOGRAD_GRAD for an
+        `autograd.grad` of outputs scaled by a GradScaler or by an object nothing in the
+        project pins down (a parameter no caller fills): either way its gradients come back
+        multiplied by a loss scale, and no state of a scaler changes."""
+        if op.kind is OpKind.AUTOGRAD_GRAD and op.args and isinstance(op.args[0], Scaled):
+            by = self.val(op.args[0], frame).scaled_by
+            if by is not None and (self._scaler(by) is not None or (by.binding is None and by.cls is None)):
+                return EventKind.SCALED_AUTOGRAD_GRAD
+        return EventKind(op.kind)
 
     @staticmethod
     def _guards(frame: _Frame, specs: tuple[GuardSpec, ...]) -> Optional[tuple[Guard, ...]]:

@@ -58,7 +58,7 @@ _NEUTRAL_BUILTINS = frozenset(
 )
 
 
-BACKWARD_KINDS = frozenset({EventKind.BACKWARD, EventKind.SCALED_BACKWARD, EventKind.AUTOGRAD_GRAD})
+BACKWARD_KINDS = frozenset({EventKind.BACKWARD, EventKind.SCALED_BACKWARD, EventKind.AUTOGRAD_GRAD, EventKind.SCALED_AUTOGRAD_GRAD})
 STEP_KINDS = frozenset({EventKind.OPT_STEP, EventKind.SCALER_STEP})
 
 

@@ -70,7 +70,7 @@ def fp16_without_scaler(model: FileModel) -> Iterable[Finding]:
 
 
 _UNSCALED = frozenset({EventKind.BACKWARD, EventKind.AUTOGRAD_GRAD})
-_SCALED = frozenset({EventKind.SCALED_BACKWARD})
+_SCALED = frozenset({EventKind.SCALED_BACKWARD, EventKind.SCALED_AUTOGRAD_GRAD})
 
 
 def _backwards_following(model: FileModel, node: cst.CSTNode) -> set[EventKind]:
