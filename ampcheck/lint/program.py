@@ -1096,16 +1096,28 @@ class _Builder:
                 guards = (*guards, stayed)
 
     def _by_branch(self, stmt: cst.CSTNode, leaving: list[cst.BaseSuite]) -> Iterator[tuple[int, list[cst.BaseSuite]]]:
-        """The blocks that leave a statement early, grouped by the branch of an `if` (`elif`,
-        `else`) that holds them, each group keyed by the statement (its first branch) or the
-        branch; one group for any other statement."""
-        if not isinstance(stmt, cst.If):
-            yield id(stmt), leaving
-            return
-        for i, suite in enumerate(_child_suites(stmt)):
-            group = [b for b in leaving if self.tree.within(b, suite)]
-            if group:
-                yield (id(stmt) if i == 0 else id(suite)), group
+        """The blocks that leave a statement early, in groups that exclude each other: no
+        two blocks of different groups can run in one pass, as they lie in different branches
+        of an `if` inside the statement (or of the statement itself). Each group is keyed by
+        the statement (the first) or its first block."""
+        paths = [self._branches(b, stmt) for b in leaving]
+        groups: list[list[int]] = []
+        for i, path in enumerate(paths):
+            joined = [g for g in groups if any(_compatible(path, paths[j]) for j in g)]
+            merged = [i] + [j for g in joined for j in g]
+            groups = [g for g in groups if g not in joined] + [sorted(merged)]
+        for n, g in enumerate(sorted(groups)):
+            yield (id(stmt) if n == 0 else id(leaving[g[0]])), [leaving[j] for j in g]
+
+    def _branches(self, block: cst.CSTNode, stmt: cst.CSTNode) -> dict[int, int]:
+        """For each `if` from `block` up to `stmt` (included), which of its blocks holds it."""
+        out: dict[int, int] = {}
+        for anc in self.tree.ancestors(block):
+            if isinstance(anc, cst.If):
+                out[id(anc)] = next(i for i, suite in enumerate(_child_suites(anc)) if self.tree.within(block, suite))
+            if anc is stmt:
+                break
+        return out
 
     def _caught(self, stmt: cst.CSTNode) -> bool:
         """Whether an exception raised in `stmt` may be handled in its function: a `try` around
@@ -1881,6 +1893,11 @@ def _child_suites(stmt: cst.CSTNode) -> Iterator[cst.BaseSuite]:
     elif isinstance(stmt, cst.Match):
         for case in stmt.cases:
             yield case.body
+
+
+def _compatible(a: dict[int, int], b: dict[int, int]) -> bool:
+    """Whether two blocks may run in one pass: no `if` around both holds them in different branches."""
+    return all(b.get(k, v) == v for k, v in a.items())
 
 
 def _exiting(stmt: cst.CSTNode, memo: dict[int, list[tuple[cst.BaseSuite, bool]]]) -> list[tuple[cst.BaseSuite, bool]]:
