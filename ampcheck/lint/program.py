@@ -414,6 +414,10 @@ class ClassInfo:
     attrs: dict[str, BindingInfo]  # `self.<attr>` bindings made in the class's methods
     escapes: frozenset[str]  # attributes used other than as the receiver of a method call
     aliases: dict[str, str] = field(default_factory=dict)  # a `@property` -> the `self.<attr>` it returns
+    # a method stores a scaled value in an attribute of the object under a name worked out at
+    # run time (`setattr(self, name, scaler.scale(loss))` for each name of a list): a backward
+    # of any `self.<attr>` in the class may run on it
+    stores_scaled: bool = False
 
 
 @dataclass
@@ -665,7 +669,19 @@ class _Builder:
                 attrs[s.name.value] = attrs[held]
             if held is not None and held != s.name.value:
                 aliases[s.name.value] = held
-        return ClassInfo(key, tuple(bases), methods, attrs, self._escapes(c), aliases)
+        return ClassInfo(key, tuple(bases), methods, attrs, self._escapes(c), aliases, self._stores_scaled(c))
+
+    def _stores_scaled(self, c: cst.ClassDef) -> bool:
+        """`ClassInfo.stores_scaled`: a `setattr(self, name, <scaled>)` in a method of `c`
+        whose `name` is no string literal (an attribute named in the code is followed as
+        written)."""
+        return any(
+            self.tree.enclosing_class(call) is c and isinstance(call.func, cst.Name) and call.func.value == "setattr"
+            and len(call.args) == 3 and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "self"
+            and not isinstance(call.args[1].value, (cst.SimpleString, cst.ConcatenatedString))
+            and self._scaled_ref(call.args[2].value) is not None
+            for call in self.tree.calls
+        )
 
     def _constructor_arguments(self, c: cst.ClassDef) -> dict[str, BindingInfo]:
         """The attributes the class binds once, in `__init__`, to a parameter of it

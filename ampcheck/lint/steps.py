@@ -1066,6 +1066,10 @@ class StepEvents:
                 out.append(self._event(EventKind.SCALED_BACKWARD, op, frame, guards, scaler=scaled[0], binding=scaled[1], spelled=_spelling(op, scaled=True)))
             elif resolve and recv.cls is not None and self._follow_method(op, recv, name, frame, guards, out, follow):
                 pass  # an object of a project class (an AMP manager's `backward(loss)`): what its method does
+            elif not positional and recv.cls is not None and self.project.base_kind(*recv.cls) == "model":
+                # a module's own `backward()` that its subclasses define (torch-points3d's models
+                # back-propagate the losses their base class scaled): a method, not a tensor's backward
+                out.append(self._event(EventKind.OPAQUE, op, frame, guards, target=frozenset({recv.text or "backward"})))
             elif positional and (framework_backward(recv.text) or self._is_optimizer(recv) or held):
                 # accelerator.backward(loss), engine.backward(loss), fairseq's
                 # optimizer.backward(loss), an object that holds the scaler (`accel.backward(loss)`

@@ -970,6 +970,8 @@ def _scaled_out_of_sight(step: _Step, p: Event, s: str) -> bool:
     the class keeps it private (`self._scaler`: a NativeScaler's `__call__(loss, optimizer)`
     that forgot `scale()`), or an enclosing function built it and shares it only with its
     nested functions (an engine's `backward_pass(engine, loss)`)."""
+    if isinstance(p.op.callee, Method) and isinstance(p.op.callee.recv, Attr) and p.op.callee.recv.name:
+        return _object_stores_scaled(step, p)
     if p.via or not isinstance(p.op.callee, Method) or not isinstance(p.op.callee.recv, Param):
         return False
     unused = step.model.steps.never_scaled(p)
@@ -985,6 +987,20 @@ def _scaled_out_of_sight(step: _Step, p: Event, s: str) -> bool:
             for key, f in module.functions.items()
         )
     return not (s.isidentifier() and step.model.steps.kept_by_enclosing(p, s))
+
+
+def _object_stores_scaled(step: _Step, p: Event) -> bool:
+    """Whether the plain backward `p` of an attribute of the object (`self.loss.backward()`) may
+    run on a scaled value: a method of its class or of a project base class stores one in the
+    object's attributes under a name the code works out at run time (torch-points3d's
+    `setattr(self, name, self._grad_scale.scale(loss))` for each loss name, before the
+    subclass's `backward()`)."""
+    found = step.model.steps.written_in(p)
+    if found is None or found[1].cls is None:
+        return False
+    module, fn = found
+    cls = module.classes.get(fn.cls)
+    return cls is not None and any(c.stores_scaled for _, c in step.model.project.mro(module, cls))
 
 
 def _never_scaled(step: _Step) -> Iterator[tuple[Event, str]]:
