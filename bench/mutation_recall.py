@@ -18,7 +18,8 @@ A mutant counts as reported when an AMP1xx finding the original file does not ha
 within 3 lines of the mutation, or where the mutant leaves its bug (the headline): for a
 dropped `update()`, at a `step(...)` of the same scaler in the file, a step it leaves without an
 update, or at that scaler's next call in its function (the `unscale_` or `step` that now runs
-twice since the last update, where torch raises); for a dropped `unscale_`, at the clip it
+twice since the last update, where torch raises), or at its `unscale_` earlier in a loop around
+the dropped call (what the next pass runs twice after a skip path that `continue`s); for a dropped `unscale_`, at the clip it
 guarded; for a dropped `scale()` stored in a name, at that name's backward. The table also
 gives the share with such a finding anywhere in the mutated file (at an in-file clip helper
 or the call of a helper further away). Equivalent mutants (inside a GradScaler implementation, in a
@@ -77,7 +78,8 @@ class Mutant:
     text: str
     # where else a finding names this mutant's bug: for a dropped `update()`, the lines of the
     # same scaler's `step(...)` calls in the file (the steps left without their update) and of
-    # its later calls in its function (the `unscale_` or `step` that now raises);
+    # its later calls in its function (the `unscale_` or `step` that now raises) and of its
+    # `unscale_` earlier in a loop around it (what the next pass repeats after a skip path);
     # for a dropped `unscale_`, the clip statement it guarded (now clipping scaled gradients); for
     # a dropped `scale()` whose result was stored in a name, the backward calls of that name after
     # it in its function (the backward left unscaled)
@@ -199,9 +201,15 @@ def _scaler_calls_around(tree: ast.AST, stmt: ast.stmt, scaler: ast.expr, source
     in another method of its class, `post_step` calling the dropped `update`), and of its
     method calls after `stmt` in the innermost function holding it but `scale` (the
     `unscale_`, `step` or wrapper method that now runs a second time since the last update,
-    where torch raises)."""
+    where torch raises), and of its `unscale_` calls earlier in a loop around `stmt` in that
+    function (a skip path that unscaled, dropped its update and `continue`s: the next pass's
+    `unscale_` raises)."""
     home = _function_holding(tree, stmt.lineno)
     inside = {id(n) for n in ast.walk(home)}
+    looped = {
+        id(n) for loop in ast.walk(home) if isinstance(loop, (ast.For, ast.While)) and id(loop) in inside
+        and loop.lineno <= stmt.lineno <= (loop.end_lineno or loop.lineno) for n in ast.walk(loop)
+    }
     spelled = ast.get_source_segment(source, scaler)
     lines = set()
     for node in ast.walk(tree):
@@ -209,7 +217,8 @@ def _scaler_calls_around(tree: ast.AST, stmt: ast.stmt, scaler: ast.expr, source
             continue
         if ast.get_source_segment(source, node.func.value) != spelled or node.lineno == stmt.lineno:
             continue
-        if node.func.attr == "step" or (id(node) in inside and node.func.attr != "scale" and node.lineno > stmt.end_lineno):  # type: ignore[operator]
+        if node.func.attr == "step" or (id(node) in inside and node.func.attr != "scale" and node.lineno > stmt.end_lineno) \
+                or (node.func.attr == "unscale_" and id(node) in looped):  # type: ignore[operator]
             lines.add(node.lineno)
     return tuple(sorted(lines))
 
@@ -274,6 +283,9 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ("Lornatang/SwinIR-PyTorch", "train_gan.py", "drop_update", 440):
         "one scaler for the generator and the discriminator: without the update after the generator's step, the update "
         "after the discriminator's is the iteration's only one, after both steps, as torch's multi-optimizer recipe writes it",
+    ("Kiteretsu77/APISR", "train_code/train_master.py", "drop_update", 263):
+        "one scaler for the generator and the discriminator: without the update after the discriminator's step, the "
+        "update after the next generator step is the only one, and it still resets both optimizers before either steps again",
     ("Lornatang/SwinIR-PyTorch", "train_gan.py", "drop_update", 470):
         "one scaler for both: the update after the generator's step resets both optimizers before the discriminator steps "
         "again, and reads the discriminator's inf check with the generator's; nothing raises and the scale still adapts",

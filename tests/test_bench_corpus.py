@@ -57,6 +57,15 @@ def test_a_dropped_update_is_also_reported_at_the_later_scaler_call_that_now_rai
     assert first.anchors == (6, 7, 8)
 
 
+def test_a_dropped_update_on_a_skip_path_is_also_reported_at_the_unscale_the_next_pass_repeats():
+    source = (
+        "def train(loader):\n    for x in loader:\n        scaler.scale(loss).backward()\n        scaler.unscale_(opt)\n"
+        "        if bad():\n            scaler.update()\n            continue\n        scaler.step(opt)\n        scaler.update()\n"
+    )
+    skip = next(m for m in mutation_recall.mutants("t.py", source) if m.kind == "drop_update" and m.first == 6)
+    assert skip.anchors == (4, 8, 9)
+
+
 def test_a_dropped_unscale_is_also_reported_at_the_clip_it_guarded():
     source = (
         "def train():\n    scaler.scale(loss).backward()\n    scaler.unscale_(opt)\n    # clip\n"
