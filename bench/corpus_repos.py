@@ -1384,6 +1384,25 @@ REPOS: tuple[Repo, ...] = (
     Repo("Ranjithnathk/Parallel-Deep-Learning-for-Leukemia-Classification-from-Blood-Smear-Images", "19fdf98d7c14a95b3f1350d874276f073759783e", K.VISION, late=True),
     Repo("oke-aditya/quickvision", "dc3c083356f3afa12c8992254249d3a1a3ea0d7d", K.FRAMEWORK, late=True),
     Repo("torch-points3d/torch-points3d", "cf0061bd6db93b9d086b67a82babbdffa03646b4", K.NERF_3D, late=True),
+    # stop 42: 18 more held-out repositories read first (helpers' batch new49)
+    Repo("dianwen-ng/Keyword-Spotting-ConvMixer", "decfd0ca202420f14adf6a7a891f1f752736d07f", K.SPEECH, late=True),
+    Repo("ChristofHenkel/kaggle-cryoet-1st-place-segmentation", "394a10a019741edee16fd691c5ca74c2d1129322", K.DETECTION, late=True),
+    Repo("keio-smilab24/RelationalFutureCaptioningModel", "f9121f34f4d69e0d5de6ed038136ccf5c2d74c4a", K.MULTIMODAL, late=True),
+    Repo("JiaqiLi404/ActionVLM", "681748205f69e013fe13f17a5ba4f4979d897baa", K.VISION, late=True),
+    Repo("htyao89/KgCoOp", "c43ccc32c8739f64b165cfa205fcc6c0f5bb5b17", K.MULTIMODAL, late=True),
+    Repo("rohitsingh02/kaggle-feedback-english-language-learning-1st-place-solution", "375579ae01f44ff7ebb06c402e401c02441a791f", K.RESEARCH, late=True),
+    Repo("qcqced123/commonlit_ess", "5ad8e868b31ffc8ababe79995c43ad7fff37419d", K.RESEARCH, late=True),
+    Repo("nv-tlabs/ASE", "28952a3d3a42434e74a9251a14725fa4e2627b57", K.RL, late=True),
+    Repo("rinnakk/prefix-tuning-gpt", "bd6027bf206ddc439b6b542cc7ff094ccfeb7d29", K.LLM, late=True),
+    Repo("minhnguyent546/modern-gpt", "1cddd31a9164ef06f82b4a6a5b5e5ef8ef08f11c", K.LLM, late=True),
+    Repo("minhnguyent546/medical-llama2", "db7a41d83443440cd28fdd4d006e1e9e22112ca4", K.LLM, late=True),
+    Repo("minhnguyent546/soups", "551b17915fdd1aeafb64451e24000ee37d4ad8a0", K.VISION, late=True),
+    Repo("STomoya/animeface", "47c2ab4d1573aa54a6cdc985ba0f7e0daaaaff38", K.TTS_GAN, late=True),
+    Repo("zyddnys/anime-inpainting-deq", "b65a806e76cb4f30d4a5f910db77ca3a74826de9", K.TTS_GAN, late=True),
+    Repo("WeiqiZhang1999/BMDGAN", "da1b704aff3b5a6251bbdecf49c82d37b0657537", K.TTS_GAN, late=True),
+    Repo("sagoyal2/FaceSwapping", "5da2eccf412de5a6136497c2bc460d0b3764ffe4", K.TTS_GAN, late=True),
+    Repo("SeucheAchat9115/AWADA", "28039d0a538a348c4b66b1fb85db7d93b1c72afa", K.TTS_GAN, late=True),
+    Repo("tachyon-beep/keisei", "08747e10cde233d5c4e4244dbf01b8bfc5c19ccc", K.RL, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
