@@ -365,7 +365,18 @@ class SourceTree(_Indexes):
         return bool(self._bindings(fn, name))
 
     def _bindings(self, fn: Optional[cst.CSTNode], name: str) -> list[cst.Name]:
-        return [n for n in self.name_nodes.get(name, ()) if self.enclosing_function(n) is fn and self._bound(n)]
+        by_scope = self._bound_by_scope.get(name)
+        if by_scope is None:  # (worked out once per name: the constant evaluator asks again and again)
+            by_scope = self._bound_by_scope[name] = {}
+            for n in self.name_nodes.get(name, ()):
+                if self._bound(n):
+                    by_scope.setdefault(self.enclosing_function(n), []).append(n)
+        return by_scope.get(fn, [])
+
+    @cached_property
+    def _bound_by_scope(self) -> "dict[str, dict[Optional[cst.CSTNode], list[cst.Name]]]":
+        """name -> its function (None for the module) -> the places there that bind it."""
+        return {}
 
     def _bound(self, name: cst.Name) -> bool:
         """Whether `name` is bound where it stands: a target itself, or inside a tuple or list
