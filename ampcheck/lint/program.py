@@ -928,8 +928,11 @@ class _Builder:
         return bool(values) and all(self._fresh_construction(v) for v in values)
 
     def _fresh_construction(self, value: cst.BaseExpression) -> bool:
-        """A construction of a class, moved or switched to a mode at most, handed nothing that
-        names another object of its scope."""
+        """A construction of a class, or a call of a factory function (the module's own or an
+        imported module's: `make_model(args.arch)`, `timm.create_model(...)`; not a method of
+        an object, which may hand back a module it holds), moved or switched to a mode at most,
+        handed nothing that names another object of its scope: no `self.` attribute, and no
+        local assigned a call other than a builtin's number or string (`len(classes)`)."""
         while (
             isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _MODULE_MOVES
         ):
@@ -937,7 +940,7 @@ class _Builder:
         if not isinstance(value, cst.Call):
             return False
         name = dotted(value.func)
-        if name is None or not name.rpartition(".")[2][:1].isupper():
+        if name is None or (not name.rpartition(".")[2][:1].isupper() and "." in name and self.tree.qualname(value.func) is None):
             return False
         for arg in value.args:
             for node in preorder(arg.value):
@@ -945,7 +948,9 @@ class _Builder:
                 if text is None:
                     continue
                 if text.startswith("self.") or (
-                    isinstance(node, cst.Name) and any(isinstance(v, cst.Call) for v in self.tree.values_of(node))
+                    isinstance(node, cst.Name) and any(
+                        isinstance(v, cst.Call) and not (isinstance(v.func, cst.Name) and v.func.value in _SCALAR_BUILTINS) for v in self.tree.values_of(node)
+                    )
                 ):
                     return False
         return True
@@ -2152,6 +2157,8 @@ def _names_in(target: cst.BaseExpression) -> Iterator[cst.Name]:
             yield from _names_in(el.value)
 
 
+# builtins whose value is a number or a string: a local holding one is no module
+_SCALAR_BUILTINS = frozenset({"len", "int", "float", "str", "bool", "round", "abs"})
 _MODULE_MOVES = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "half", "bfloat16", "requires_grad_"})
 
 

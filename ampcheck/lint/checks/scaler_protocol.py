@@ -804,6 +804,18 @@ def _amp104(step: _Step) -> Iterator[tuple[Event, str]]:
         at = _call_leading_to(g, back, first)
         does = "reads a gradient" if g.op.text.endswith(".grad") else "clips gradients"
         what = f"`{g.op.text}` {does}" if at is g else f"`{at.op.text}` runs `{g.op.text}`, which {does}"
+        other = next((x for x in reversed(step.between(back, g)) if _unscales_other_parameters(x, g)), None)
+        if other is not None and other.target_binding is not None and other.target_binding.owns is not None:
+            fix = (
+                f"call `{_call_text(s, 'unscale_', first.target)}`" if first is not None and _owns_what_is_clipped(first, g)
+                else f"unscale the optimizer of `{g.op.clips}`"
+            )
+            yield at, (
+                _say(b, f"{what} of `{g.op.clips}` still multiplied by the loss scale (65536 at first): "
+                f"`{_call_text(other.scaler or s, 'unscale_', other.target)}` unscales only the gradients of "
+                f"`{other.target_binding.owns[1]}`, whose parameters `{other.target}` was built from; {fix} before it")
+            )
+            continue
         yield at, (
             _say(b, f"{what} still multiplied by the loss scale (65536 at first), so thresholds and "
             f"norms are off by that factor; call `{_call_text(s, 'unscale_', first.target if first else None)}` "
