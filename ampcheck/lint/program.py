@@ -923,11 +923,12 @@ class _Builder:
         obs_size, ...).to(device)`) from arguments that name no other object of its scope (no
         `self.` attribute, no local assigned a call), so neither a wrapper of another module
         (`DDP(model)`, `nn.Sequential(self.backbone, self.head)`) nor an alias of one
-        (`model_without_ddp = model.module`)."""
+        (`model_without_ddp = model.module`). A wrapper of the module itself, bound to its own
+        name (`generator = torch.compile(generator)`), keeps its parameters."""
         values = self.tree.values_of(expr)
-        return bool(values) and all(self._fresh_construction(v) for v in values)
+        return bool(values) and all(self._fresh_construction(v, dotted(expr)) for v in values)
 
-    def _fresh_construction(self, value: cst.BaseExpression) -> bool:
+    def _fresh_construction(self, value: cst.BaseExpression, own: Optional[str]) -> bool:
         """A construction of a class, or a call of a factory function (the module's own or an
         imported module's: `make_model(args.arch)`, `timm.create_model(...)`; not a method of
         an object, which may hand back a module it holds), moved or switched to a mode at most,
@@ -945,7 +946,7 @@ class _Builder:
         for arg in value.args:
             for node in preorder(arg.value):
                 text = dotted(node) if isinstance(node, (cst.Name, cst.Attribute)) else None
-                if text is None:
+                if text is None or text == own:
                     continue
                 if text.startswith("self.") or (
                     isinstance(node, cst.Name) and any(
