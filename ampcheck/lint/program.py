@@ -669,19 +669,20 @@ class _Builder:
                 attrs[s.name.value] = attrs[held]
             if held is not None and held != s.name.value:
                 aliases[s.name.value] = held
-        return ClassInfo(key, tuple(bases), methods, attrs, self._escapes(c), aliases, self._stores_scaled(c))
+        return ClassInfo(key, tuple(bases), methods, attrs, self._escapes(c), aliases, c in self._storing_scaled)
 
-    def _stores_scaled(self, c: cst.ClassDef) -> bool:
-        """`ClassInfo.stores_scaled`: a `setattr(self, name, <scaled>)` in a method of `c`
-        whose `name` is no string literal (an attribute named in the code is followed as
-        written)."""
-        return any(
-            self.tree.enclosing_class(call) is c and isinstance(call.func, cst.Name) and call.func.value == "setattr"
+    @cached_property
+    def _storing_scaled(self) -> set[cst.ClassDef]:
+        """The classes of `ClassInfo.stores_scaled`, found in one pass over the module's calls:
+        a `setattr(self, name, <scaled>)` in a method whose `name` is no string literal (an
+        attribute named in the code is followed as written)."""
+        return {
+            cls for call in self.tree.calls
+            if isinstance(call.func, cst.Name) and call.func.value == "setattr"
             and len(call.args) == 3 and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "self"
             and not isinstance(call.args[1].value, (cst.SimpleString, cst.ConcatenatedString))
-            and self._scaled_ref(call.args[2].value) is not None
-            for call in self.tree.calls
-        )
+            and (cls := self.tree.enclosing_class(call)) is not None and self._scaled_ref(call.args[2].value) is not None
+        }
 
     def _constructor_arguments(self, c: cst.ClassDef) -> dict[str, BindingInfo]:
         """The attributes the class binds once, in `__init__`, to a parameter of it
@@ -1049,7 +1050,7 @@ class _Builder:
             return ()  # (a bare name or call: nothing to work out)
         through: dict[str, None] = {}
         for node in preorder(expr):
-            if isinstance(node, cst.Name) and node.value not in ("True", "False"):
+            if isinstance(node, cst.Name):
                 value = self.tree.only_value(node)
                 if value is not None:
                     through.update((n, None) for n in _dotted_names(value))
@@ -2054,7 +2055,8 @@ def _pins_one(expr: cst.BaseExpression, versions: dict[str, tuple[int, ...]]) ->
 
 
 def _dotted_names(expr: cst.BaseExpression) -> Iterator[str]:
-    """The names and attribute chains an expression reads, whole (`self.accum`, not `self`)."""
+    """Every name and attribute chain in an expression: each chain whole, then each name in it
+    (`self.accum`, `self`, `accum`)."""
     for node in preorder(expr):
         if isinstance(node, (cst.Name, cst.Attribute)):
             text = dotted(node)
