@@ -1403,6 +1403,10 @@ REPOS: tuple[Repo, ...] = (
     Repo("sagoyal2/FaceSwapping", "5da2eccf412de5a6136497c2bc460d0b3764ffe4", K.TTS_GAN, late=True),
     Repo("SeucheAchat9115/AWADA", "28039d0a538a348c4b66b1fb85db7d93b1c72afa", K.TTS_GAN, late=True),
     Repo("tachyon-beep/keisei", "08747e10cde233d5c4e4244dbf01b8bfc5c19ccc", K.RL, late=True),
+    # stop 43: 3 held-out repositories read first at 8bf6a53 (music generation, OCR toolkit, a Kaggle video solution); this session's fetch budget ended the batch
+    Repo("Dedzsinator/Zha", "3df3d70db4a3c4ea5439a187ca0a2f94a92c3d05", K.TTS_GAN, late=True),
+    Repo("WenmuZhou/PytorchOCR", "d1584fd2f6875a198fe27f3c101a319b83ccf5f0", K.VISION, late=True),
+    Repo("fuumin621/Kaggle-NFL-PlayerContactDetection", "ecf1db1f1f878fdba2607beb74732949b1bf41a4", K.VISION, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
