@@ -292,6 +292,9 @@ class Test:
     # `accum_idx = i % accum`) and the value (`(i + 1) % accum == 0`, `accum > 1`: a count of
     # one makes every accumulation boundary test hold and every `> 1` fail)
     at_one: tuple[tuple[str, Optional[tuple[int, ...]], bool], ...] = ()
+    # `x is None` or `x is not None` of a name or attribute chain: it, and whether the test
+    # holds where it is None (so a test of one value in two functions can be told the same)
+    none_of: Optional[tuple[str, bool]] = None
 
     def words(self) -> Iterator[str]:
         """Every identifier part and string the test holds."""
@@ -418,6 +421,12 @@ class ClassInfo:
     # run time (`setattr(self, name, scaler.scale(loss))` for each name of a list): a backward
     # of any `self.<attr>` in the class may run on it
     stores_scaled: bool = False
+    # attribute -> the attributes the class asserts are None wherever it sets that one (every
+    # `self.x = <not None>` in its methods comes after `assert self.y is None` in its function,
+    # and each `self.y = <not None>` of the class before that assert, or in `__init__`):
+    # wherever `self.x is not None`, `self.y` is None (a CUDA-graph capture built only after
+    # asserting there is no scaler)
+    none_while: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass
@@ -669,7 +678,77 @@ class _Builder:
                 attrs[s.name.value] = attrs[held]
             if held is not None and held != s.name.value:
                 aliases[s.name.value] = held
-        return ClassInfo(key, tuple(bases), methods, attrs, self._escapes(c), aliases, c in self._storing_scaled)
+        return ClassInfo(
+            key, tuple(bases), methods, attrs, self._escapes(c), aliases, c in self._storing_scaled, self._none_while(c),
+        )
+
+    def _none_while(self, c: cst.ClassDef) -> dict[str, tuple[str, ...]]:
+        """`ClassInfo.none_while`: for each attribute the class sets to something other than
+        None, the attributes asserted None before every such assignment, where the class sets
+        those only before the assert, in its function."""
+        assigned = self._set_attributes.get(c, {})
+        found = {}
+        for attr, nodes in assigned.items():
+            common: Optional[set[str]] = None
+            for node in nodes:
+                asserted = {
+                    y for y, check in self._asserted_none(node).items()
+                    if y != attr and all(self._set_before(n, check) for n in assigned.get(y, ()))
+                }
+                common = asserted if common is None else common & asserted
+                if not common:
+                    break
+            if common:
+                found[attr] = tuple(sorted(common))
+        return found
+
+    def _set_before(self, assign: cst.CSTNode, check: cst.Assert) -> bool:
+        """Whether `assign` runs before `check` wherever both run: before it in its function,
+        or in `__init__` when the assert is in another method (nothing runs a method of an
+        object before its `__init__`)."""
+        fn, there = self.tree.enclosing_function(assign), self.tree.enclosing_function(check)
+        if fn is there:
+            return self.tree.precedes(assign, check)
+        return fn is not None and fn.name.value == "__init__" and self.tree.enclosing_class(fn) is self.tree.enclosing_class(there)
+
+    @cached_property
+    def _set_attributes(self) -> dict[cst.ClassDef, dict[str, list[cst.CSTNode]]]:
+        """For each class, the assignments in its methods that set `self.<attr>` to anything but
+        None (an augmented one included), by attribute; one pass over the module's assignments."""
+        found: dict[cst.ClassDef, dict[str, list[cst.CSTNode]]] = {}
+        for node in self.tree.assigns:
+            cls = self.tree.enclosing_class(node)
+            if cls is None or self.tree.enclosing_function(node) is None or node.value is None:
+                continue  # (a bare annotation sets nothing)
+            if is_none(node.value) and not isinstance(node, cst.AugAssign):
+                continue
+            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            for t in targets:
+                for attr in _self_attributes(t):
+                    found.setdefault(cls, {}).setdefault(attr, []).append(node)
+        return found
+
+    def _asserted_none(self, node: cst.CSTNode) -> dict[str, cst.Assert]:
+        """The attributes of the object that an `assert self.<y> is None` (or a part of an
+        `and` it asserts) checks before `node` on every way to it: the statements before it in
+        its block and in each block around it, up to its function."""
+        found: dict[str, cst.Assert] = {}
+        child = node
+        for parent in self.tree.ancestors(node):
+            if isinstance(parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                break
+            if isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+                for statement in parent.body:
+                    if statement is child:
+                        break
+                    for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else (statement,):
+                        if isinstance(small, cst.Assert):
+                            for part in _operands(small.test, cst.And):
+                                if isinstance(compared_to_none(part), cst.Is) and isinstance(part.left, cst.Attribute) \
+                                        and self._is_self(part.left.value):  # type: ignore[attr-defined]
+                                    found.setdefault(part.left.attr.value, small)  # type: ignore[attr-defined]
+            child = parent
+        return found
 
     @cached_property
     def _storing_scaled(self) -> set[cst.ClassDef]:
@@ -1041,6 +1120,7 @@ class _Builder:
             _compared_to_string(expr),
             _pins_one(expr, versions),
             self._at_one(expr, named, versions),
+            _none_of(expr),
         )
 
     def _at_one(self, expr: cst.BaseExpression, names: tuple[str, ...], versions: dict[str, tuple[int, ...]]) -> tuple[tuple[str, Optional[tuple[int, ...]], bool], ...]:
@@ -1067,7 +1147,11 @@ class _Builder:
         if not isinstance(operator, (cst.Is, cst.IsNot)):
             return None
         other = "is" if isinstance(operator, cst.IsNot) else "is not"
-        return Test(f"({self.tree.condition_text(expr.left)} {other} None)", names, versions=versions)  # type: ignore[attr-defined]
+        mine = _none_of(expr)
+        return Test(
+            f"({self.tree.condition_text(expr.left)} {other} None)", names, versions=versions,  # type: ignore[attr-defined]
+            none_of=(mine[0], not mine[1]) if mine is not None else None,
+        )
 
     def _loop_kind(self, loop: Union[cst.For, cst.While]) -> Branch:
         """"retry" for a loop that runs its body once: one whose body ends by leaving it
@@ -2098,6 +2182,15 @@ def _not_none_tests(expr: cst.BaseExpression) -> Iterator[cst.Comparison]:
         yield from _not_none_tests(expr.right)
     elif isinstance(compared_to_none(expr), cst.IsNot):
         yield expr  # type: ignore[misc]
+
+
+def _none_of(expr: cst.BaseExpression) -> Optional[tuple[str, bool]]:
+    """`Test.none_of` of a test: `x is None` or `x is not None` of a name or attribute chain."""
+    operator = compared_to_none(expr)
+    if not isinstance(operator, (cst.Is, cst.IsNot)):
+        return None
+    name = dotted(expr.left)  # type: ignore[attr-defined]
+    return (name, isinstance(operator, cst.Is)) if name is not None else None
 
 
 def _operands(expr: cst.BaseExpression, op: type) -> list[cst.BaseExpression]:

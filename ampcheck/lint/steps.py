@@ -169,7 +169,14 @@ class Guard:
         test = self.spec.test
         if self.spec.kind is not GuardKind.IF or test is None or self.spec.branch not in (Branch.BODY, Branch.ORELSE):
             return ()
-        return tuple(self._implied(test, self.spec.branch is Branch.BODY))
+        implied = tuple(self._implied(test, self.spec.branch is Branch.BODY))
+        if self.scope is None or not self.scope.none_while:
+            return implied
+        settled = [
+            fact for t, holds in ((test, self.spec.branch is Branch.BODY), *((t, side[0] is Branch.BODY) for _, side, t in implied))
+            for held in self.scope.settled(t, holds) for fact in ((self._key(held), (Branch.BODY, 0), held), *self._implied(held, True))
+        ]
+        return implied + tuple(settled)
 
     def _implied(self, test: Test, holds: bool) -> Iterator[tuple[tuple, tuple[Branch, int], Test]]:
         if not holds and test.stronger is not None:  # (`x is not None and y` fails: so does `x and y`)
@@ -460,9 +467,10 @@ class _Frame:
 
     @cached_property
     def scope(self) -> "_Scope":
+        none_while = self.self_cls[1].none_while if self.self_cls is not None else {}  # (the class's own, not a base's)
         if self.handed is None:
-            return _Scope(self.owner, self.fn.self_name, {p: p for p in (*self.fn.params, *self.fn.kwonly)})
-        return _Scope(self.owner, self.fn.self_name, dict(self.handed))
+            return _Scope(self.owner, self.fn.self_name, {p: p for p in (*self.fn.params, *self.fn.kwonly)}, none_while)
+        return _Scope(self.owner, self.fn.self_name, dict(self.handed), none_while)
 
     @cached_property
     def decided(self) -> dict[tuple, tuple[Branch, int]]:
@@ -484,14 +492,23 @@ class _Scope:
     owner: tuple
     self_name: Optional[str]
     handed: dict[str, Hashable] = field(hash=False)  # parameter -> the value it is bound to
+    # the class's `ClassInfo.none_while`: attribute -> those None wherever it is not
+    none_while: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
 
     def key(self, test: Test) -> Optional[tuple]:
         """The identity of an `if` test within the pass when it reads only the object's own
         state and parameters bound to values that hold still (no call, which may read
         anything): its text, its object and the value each parameter it reads is bound to;
-        None for any other test, which means one thing in one call of its function only."""
+        None for any other test, which means one thing in one call of its function only.
+        A test of one such value against None is that value's, however it is spelled: a
+        helper's `if grad_scaler is not None:`, handed `self.grad_scaler`, and the caller's
+        `if self.grad_scaler is not None:` decide alike."""
         if test.calls:
             return None
+        if test.none_of is not None:
+            value = self.value_of(test.none_of[0], test)
+            if value is not None:
+                return ("none", value, test.none_of[1])
         handed = self.handed
         bound = []
         own = False
@@ -506,6 +523,31 @@ class _Scope:
             else:
                 return None
         return ("pass", self.owner if own else None, test.text, test.versions, tuple(bound))
+
+    def value_of(self, name: str, test: Test) -> Optional[Hashable]:
+        """The value a name a test reads holds still at through the pass: an attribute of the
+        object (`self.scaler`), or a parameter bound to one that the function never rebinds;
+        None for anything else."""
+        first, _, rest = name.partition(".")
+        if first == self.self_name and rest and "." not in rest:
+            return ("attr", self.owner, rest)
+        if not rest and first in self.handed and first not in dict(test.versions):
+            return self.handed[first]
+        return None
+
+    def settled(self, test: Test, holds: bool) -> Iterator[Test]:
+        """The tests `ClassInfo.none_while` says hold where `test` goes the way `holds`
+        says: `self.y is None` wherever `self.x is not None` is true."""
+        if test.none_of is None or not self.none_while:
+            return
+        name, is_none = test.none_of
+        first, _, attr = name.partition(".")
+        if holds == is_none or first != self.self_name or attr not in self.none_while:
+            return
+        for other in self.none_while[attr]:
+            held = f"{first}.{other}"
+            opposite = Test(f"({held} is not None)", (held,), none_of=(held, False))
+            yield Test(f"({held} is None)", (held,), opposite=opposite, none_of=(held, True))
 
 
 class StepEvents:
