@@ -99,6 +99,9 @@ _MAGNITUDE_READS = frozenset(
      "topk"}
     | CLIP
 )
+# magnitude reads that scale with what they read (a norm of k·g is k times g's): one of
+# scaled gradients divided by the loss scale is the true gradients' own
+_HOMOGENEOUS_READS = frozenset({"norm", "vector_norm", "matrix_norm", "abs", "max", "min", "amax", "amin"})
 _LINEAR_GRAD_METHODS = frozenset(
     {"view", "reshape", "flatten", "detach", "clone", "contiguous", "to", "float", "half", "double", "cpu", "cuda",
      "div", "div_", "mul", "mul_", "add", "add_", "sub", "sub_", "sum", "mean", "neg", "t", "squeeze", "unsqueeze",
@@ -1796,9 +1799,11 @@ class _Builder:
             parent = self.tree.parent(cur)
             if isinstance(parent, cst.Attribute) and parent.value is cur:
                 name = parent.attr.value
-                if name in _MAGNITUDE_READS:
-                    return True
                 call = self.tree.parent(parent)
+                if name in _MAGNITUDE_READS:
+                    return not (
+                        name in _HOMOGENEOUS_READS and isinstance(call, cst.Call) and call.func is parent and self._divided_by_scale(call)
+                    )  # (`p.grad.norm() / scaler.get_scale()`: the true gradient's norm)
                 if name == "data" or name in ("T", "mT"):
                     cur = parent
                 elif name in _LINEAR_GRAD_METHODS and isinstance(call, cst.Call) and call.func is parent:
@@ -1810,6 +1815,8 @@ class _Builder:
                 if not isinstance(call, cst.Call):
                     return False
                 last = call.func.attr.value if isinstance(call.func, cst.Attribute) else call.func.value if isinstance(call.func, cst.Name) else ""
+                if last in _HOMOGENEOUS_READS and self._divided_by_scale(call):
+                    return False  # (`torch.norm(p.grad) / scaler.get_scale()`)
                 if last in _MAGNITUDE_READS or last in NONFINITE or _LOGGING.search(self._text(call.func)):
                     return True
                 if last == "append" and stored and isinstance(call.func, cst.Attribute):
@@ -1822,6 +1829,8 @@ class _Builder:
             elif isinstance(parent, cst.BinaryOperation):
                 if isinstance(parent.operator, cst.Power):
                     return True
+                if self._unscales(parent, cur):
+                    return False  # (`p.grad / scaler.get_scale()`: the true gradient, whatever reads it)
                 cur = parent
             elif isinstance(parent, (cst.Element, cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp, cst.Subscript, cst.SubscriptElement, cst.Index, cst.UnaryOperation)):
                 cur = parent
@@ -1832,6 +1841,33 @@ class _Builder:
                 return len(targets) == 1 and isinstance(targets[0], cst.Name) and self._measured(targets[0].value, parent)
             else:
                 return False
+        return False
+
+    def _unscales(self, op: cst.BinaryOperation, operand: cst.CSTNode) -> bool:
+        """Whether `op` divides `operand` by the loss scale (`p.grad / scaler.get_scale()`, `g
+        * inv_scale` with `inv_scale = 1.0 / scaler.get_scale()`): it gives the value unscaled."""
+        if isinstance(op.operator, cst.Divide):
+            return op.left is operand and self._loss_scale(op.right)
+        if not isinstance(op.operator, cst.Multiply):
+            return False
+        other = op.right if op.left is operand else op.left
+        if isinstance(other, cst.Name):
+            other = self.tree.only_value(other) or other
+        return isinstance(other, cst.BinaryOperation) and isinstance(other.operator, cst.Divide) \
+            and self._loss_scale(other.right) and not self._loss_scale(other.left)
+
+    def _divided_by_scale(self, read: cst.Call) -> bool:
+        """Whether what a magnitude read gives (through more reads that scale with it, and as a
+        number: `.abs().max().item()`) is divided by the loss scale."""
+        cur: cst.CSTNode = read
+        for _ in range(4):
+            parent = self.tree.parent(cur)
+            if isinstance(parent, cst.BinaryOperation):
+                return self._unscales(parent, cur)
+            call = self.tree.parent(parent) if isinstance(parent, cst.Attribute) and parent.value is cur else None
+            if not (isinstance(call, cst.Call) and call.func is parent and parent.attr.value in (*_HOMOGENEOUS_READS, "item")):  # type: ignore[union-attr]
+                return False
+            cur = call
         return False
 
     def _measured(self, name: str, at: cst.CSTNode) -> bool:
