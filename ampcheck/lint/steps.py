@@ -559,6 +559,7 @@ class StepEvents:
         # the scalers reached as attributes of objects no project class holds, by identity,
         # in the sequence being replayed
         self._reached_scalers: dict[str, BindingInfo] = {}
+        self._through: dict[int, set[str]] = {}  # `_scalers_through` of this file's functions
         self._standalone: dict[int, list[Event]] = {}
         # calls whose replay, by what it reads (`_quiet_key`), emits nothing: entered from
         # hundreds of paths (an engine's constructor and accessors), each replayed once; the
@@ -757,27 +758,67 @@ class StepEvents:
         as `None` is no scaler); with no caller it stays a root, its parameter "maybe"."""
         callers = list(self._caller_roots())
         reached = {
-            e.function for _, events in callers for e in events if e.path == self.path and e.via and self._fills_scalers(e)
+            key for _, events in callers for e in events if e.path == self.path and e.via
+            for key, call in self._entered_here(e) if self._fills_scalers(key, call)
         }
         found = []
         for fn, frame in self._root_frames(self.home):
-            if fn.key and fn.key in reached and (_scaler_param(fn) or _backward_of_param(fn)):
+            if fn.key and fn.key in reached and (self._scalers_through(fn) or _backward_of_param(fn)):
                 continue
             out = self._sequence(frame, follow=True)
             if any(self._touches(e) for e in out):
                 found.append((fn, out))
         return found + callers
 
-    def _fills_scalers(self, e: Event) -> bool:
-        """Whether the call that entered the function of `e` (of this file) hands a value to
-        each of its parameters that work as a GradScaler with the default `None`, or forwards
-        `*args`/`**kwargs`. A call that leaves one to its default runs the function without a
-        scaler (a test's `model.train_step(data, optim)`), which says nothing of the callers
-        the project cannot resolve (a framework's runner passing `loss_scaler=...`)."""
-        fn = self.home.functions.get(e.function or "")
+    def _entered_here(self, e: Event) -> Iterator[tuple[str, Op]]:
+        """The functions of this file a caller's replay went through to reach `e` (of this
+        file), each with the call that entered it: `e`'s own, and each around a call of the
+        path written here (`train` around `self.train_session(...)`)."""
+        yield e.function, e.via[-1].op
+        for before, call in zip(e.via, e.via[1:]):
+            key = self._function_of.get(id(call.op)) if call.path == self.path else None
+            if key is not None:
+                yield key, before.op
+
+    @cached_property
+    def _function_of(self) -> dict[int, str]:
+        """The function of this file each of its ops is written in."""
+        return {id(op): fn.key for fn in self.home.functions.values() for op in fn.ops}
+
+    def _fills_scalers(self, key: str, call: Op) -> bool:
+        """Whether `call`, entering the function `key` of this file, hands a value to each of
+        its parameters that work as a GradScaler (there or where it hands them on) with the
+        default `None`, or forwards `*args`/`**kwargs`. A call that leaves one to its default
+        runs the function without a scaler (a test's `model.train_step(data, optim)`), which
+        says nothing of the callers the project cannot resolve (a framework's runner passing
+        `loss_scaler=...`)."""
+        fn = self.home.functions.get(key or "")
         if fn is None:
             return True
-        return not _scalers_left_to_none(fn, e.via[-1].op, fn.params[1:] if fn.self_name is not None else fn.params)
+        params = fn.params[1:] if fn.self_name is not None else fn.params
+        return not _left_to_none(fn, call, params, self._scalers_through(fn))
+
+    def _scalers_through(self, fn: FunctionProgram, seen: frozenset[int] = frozenset()) -> set[str]:
+        """The parameters of `fn` (of this file) that work as a GradScaler in it (`_scaler_params`)
+        or in a function of this file it hands them to (`train(..., scaler)` calling
+        `self.train_session(..., scaler, session)`): what its callers hand it decides them."""
+        if not seen and id(fn) in self._through:
+            return self._through[id(fn)]
+        found = _scaler_params(fn)
+        frame = self._root_frame(self.home, fn)
+        for op in fn.ops:
+            target = self._static_target(op, frame) if op.kind is OpKind.CALL else None
+            if target is None or id(target) in seen or target is fn:
+                continue
+            bound = target.self_name is not None and isinstance(op.callee, (SelfMethod, Method))
+            handed = [*zip(target.params[1:] if bound else target.params, op.args), *op.kwargs]
+            forwarded = {name: ref.name for name, ref in handed if isinstance(ref, Param) and ref.name not in found}
+            if forwarded:
+                inner = self._scalers_through(target, seen | {id(fn)})
+                found |= {mine for theirs, mine in forwarded.items() if theirs in inner}
+        if not seen:
+            self._through[id(fn)] = found
+        return found
 
     def _touches(self, e: Event) -> bool:
         """Whether an event is written in this file or reached through a call written here."""
@@ -1636,19 +1677,20 @@ def _dunder(name: str) -> bool:
     return name.startswith("__") and name.endswith("__")
 
 
-def _scaler_param(fn: FunctionProgram) -> bool:
-    """Whether a parameter of `fn` receives a call a GradScaler makes (`sc.step(opt)`)."""
-    return bool(_scaler_params(fn))
-
-
 def _scalers_left_to_none(fn: FunctionProgram, call: Op, params: Sequence[str]) -> set[str]:
     """The parameters of `fn` that work as a GradScaler, default to `None` and are not passed
     by `call` (whose positional arguments fill `params`): None in that call. Nothing for a
     call that forwards `*args`/`**kwargs`."""
+    return _left_to_none(fn, call, params, _scaler_params(fn))
+
+
+def _left_to_none(fn: FunctionProgram, call: Op, params: Sequence[str], scalers: set[str]) -> set[str]:
+    """Those of `scalers`, parameters of `fn`, that default to `None` and are not passed by
+    `call` (`_scalers_left_to_none`)."""
     if call.star or not fn.none_defaults:
         return set()
     passed = {*params[:len(call.args)], *(name for name, _ in call.kwargs)}
-    return (_scaler_params(fn) & set(fn.none_defaults)) - passed
+    return (scalers & set(fn.none_defaults)) - passed
 
 
 def _scaler_params(fn: FunctionProgram) -> set[str]:
