@@ -1058,6 +1058,13 @@ def _amp106(step: _Step) -> Iterator[tuple[Event, str]]:
                     "has already been called on this optimizer since the last update()\"; call it only "
                     f"where `{s}.step(...)` and `{s}.update()` run")
                 )
+            elif _repeats_next_pass(step, u, step.iteration(u, s), unscales):
+                yield u, (
+                    _say(b, f"`{_call_text(s, 'unscale_', u.target)}` runs after this iteration's `{s}.update()`, and "
+                    f"the next iteration unscales `{u.target}` again before its update: the second call raises "
+                    "\"unscale_() has already been called on this optimizer since the last update()\"; update after "
+                    "this `unscale_` too, or unscale the optimizer this step is for")
+                )
             elif _after_step(step, u):
                 yield u, (
                     _say(b, f"`{_call_text(s, 'unscale_', u.target)}` runs after `{s}.step({u.target})` with no "
@@ -1109,6 +1116,24 @@ def _unscale_repeats(step: _Step, u: Event, updates: list[Event], unscales: list
         if step.index(other) < step.index(u) and not any(x.kind in (EventKind.UPDATE, EventKind.SET_SCALE) for x in step.between(other, u)):
             return True
     return False
+
+
+def _repeats_next_pass(step: _Step, u: Event, loop: Optional[Guard], unscales: list[Event]) -> bool:
+    """Whether `u` runs after the last reset of its iteration's pass while another `unscale_`
+    of the same optimizer runs before the first (`unscale_(opt); step(opt); update(); ...;
+    unscale_(opt); step(opt_d)`): the next pass unscales it again with no `update()` between.
+    Any reset after `u`, or before the other, in the pass (whatever its condition) clears it."""
+    if loop is None or loop.branch is not Branch.LOOP:
+        return False
+    resets = [x for x in step.events if x.kind in (EventKind.UPDATE, EventKind.SET_SCALE) and x.scaler == u.scaler and loop in x.loops]
+    if not resets or any(step.index(r) > step.index(u) for r in resets):
+        return False
+    first = min(step.index(r) for r in resets)
+    return any(
+        other is not u and other.target == u.target and other.loops == u.loops and not exclusive(other, u)
+        and step.index(other) < first
+        for other in unscales
+    )
 
 
 # -- AMP107 -------------------------------------------------------------------------------------
