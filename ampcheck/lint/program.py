@@ -715,20 +715,34 @@ class _Builder:
         return fn is not None and fn.name.value == "__init__" and self.tree.enclosing_class(fn) is self.tree.enclosing_class(there)
 
     @cached_property
-    def _set_attributes(self) -> dict[cst.ClassDef, dict[str, list[cst.CSTNode]]]:
-        """For each class, the assignments in its methods that set `self.<attr>` to anything but
-        None (an augmented one included), by attribute; one pass over the module's assignments."""
+    def _self_assignments(self) -> dict[cst.ClassDef, dict[str, list[cst.CSTNode]]]:
+        """For each class, the assignments (and bare annotations) of `self.<attr>` in it, by
+        attribute, in source order; one pass over the module's assignments."""
         found: dict[cst.ClassDef, dict[str, list[cst.CSTNode]]] = {}
         for node in self.tree.assigns:
             cls = self.tree.enclosing_class(node)
-            if cls is None or self.tree.enclosing_function(node) is None or node.value is None:
-                continue  # (a bare annotation sets nothing)
-            if is_none(node.value) and not isinstance(node, cst.AugAssign):
+            if cls is None:
                 continue
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
             for t in targets:
                 for attr in _self_attributes(t):
                     found.setdefault(cls, {}).setdefault(attr, []).append(node)
+        return found
+
+    @cached_property
+    def _set_attributes(self) -> dict[cst.ClassDef, dict[str, list[cst.CSTNode]]]:
+        """`_self_assignments` that set the attribute, in a method, to anything but None (an
+        augmented one included; a bare annotation sets nothing)."""
+        found: dict[cst.ClassDef, dict[str, list[cst.CSTNode]]] = {}
+        for cls, by_attr in self._self_assignments.items():
+            for attr, nodes in by_attr.items():
+                kept = [
+                    n for n in nodes
+                    if self.tree.enclosing_function(n) is not None and n.value is not None
+                    and (isinstance(n, cst.AugAssign) or not is_none(n.value))
+                ]
+                if kept:
+                    found.setdefault(cls, {})[attr] = kept
         return found
 
     def _asserted_none(self, node: cst.CSTNode) -> dict[str, cst.Assert]:
@@ -776,14 +790,7 @@ class _Builder:
         if init is None:
             return {}
         params = {p.name.value for p in (*init.params.posonly_params, *init.params.params[1:], *init.params.kwonly_params)}
-        assigned: dict[str, list[cst.CSTNode]] = {}
-        for node in self.tree.assigns:
-            if self.tree.enclosing_class(node) is not c:
-                continue
-            targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            for t in targets:
-                for attr in _self_attributes(t):
-                    assigned.setdefault(attr, []).append(node)
+        assigned = self._self_assignments.get(c, {})
         # (only those whose `step(...)` or `backward(...)` the class calls: what a wrapper's
         # class decides, and all the search for constructions is paid for)
         stepped = {

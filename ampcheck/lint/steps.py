@@ -795,8 +795,7 @@ class StepEvents:
         fn = self.home.functions.get(key or "")
         if fn is None:
             return True
-        params = fn.params[1:] if fn.self_name is not None else fn.params
-        return not _left_to_none(fn, call, params, self._scalers_through(fn))
+        return not _left_to_none(fn, call, _positional(fn, skip_self=True), self._scalers_through(fn))
 
     def _scalers_through(self, fn: FunctionProgram, seen: frozenset[int] = frozenset()) -> set[str]:
         """The parameters of `fn` (of this file) that work as a GradScaler in it (`_scaler_params`)
@@ -810,9 +809,10 @@ class StepEvents:
             target = self._static_target(op, frame) if op.kind is OpKind.CALL else None
             if target is None or id(target) in seen or target is fn:
                 continue
-            bound = target.self_name is not None and isinstance(op.callee, (SelfMethod, Method))
-            handed = [*zip(target.params[1:] if bound else target.params, op.args), *op.kwargs]
-            forwarded = {name: ref.name for name, ref in handed if isinstance(ref, Param) and ref.name not in found}
+            params = _positional(target, skip_self=isinstance(op.callee, (SelfMethod, Method)))
+            forwarded = {
+                name: ref.name for name, ref in _bound_arguments(target, op, params) if isinstance(ref, Param) and ref.name not in found
+            }
             if forwarded:
                 inner = self._scalers_through(target, seen | {id(fn)})
                 found |= {mine for theirs, mine in forwarded.items() if theirs in inner}
@@ -1250,12 +1250,12 @@ class StepEvents:
         if len(frame.stack) > _MAX_DEPTH:
             self._cut_deep += 1
             return
-        params = list(fn.params[1:] if skip_self and fn.self_name is not None else fn.params)
+        params = _positional(fn, skip_self)
         args: dict[str, Val] = {}
         handed: list[tuple[str, Hashable]] = []
         outer = frame.scope.handed
         args.update((name, Val("None")) for name in _scalers_left_to_none(fn, op, params))  # (`scaler=None`: no scaler)
-        for name, ref in (*zip(params, op.args), *((n, r) for n, r in op.kwargs if n in fn.params or n in fn.kwonly)):
+        for name, ref in _bound_arguments(fn, op, params):
             if ref is None:
                 continue
             args[name] = self.val(ref, frame)
@@ -1675,6 +1675,19 @@ def _external_instance(qualname: str, b: BindingInfo) -> Optional[BindingInfo]:
 def _dunder(name: str) -> bool:
     """`__dict__`, `__class__`: attributes Python gives every object, never a GradScaler."""
     return name.startswith("__") and name.endswith("__")
+
+
+def _positional(fn: FunctionProgram, skip_self: bool) -> list[str]:
+    """The parameters a call's positional arguments fill: all of `fn`'s, less its `self` where
+    the call binds it (`obj.method(...)`, `self.method(...)`)."""
+    return list(fn.params[1:] if skip_self and fn.self_name is not None else fn.params)
+
+
+def _bound_arguments(fn: FunctionProgram, call: Op, params: Sequence[str]) -> Iterator[tuple[str, Optional[Ref]]]:
+    """Each parameter of `fn` that `call` hands a value, with that value: its positional
+    arguments fill `params` in order, and its keywords the parameters of those names."""
+    yield from zip(params, call.args)
+    yield from ((n, r) for n, r in call.kwargs if n in fn.params or n in fn.kwonly)
 
 
 def _scalers_left_to_none(fn: FunctionProgram, call: Op, params: Sequence[str]) -> set[str]:

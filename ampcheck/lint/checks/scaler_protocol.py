@@ -1051,14 +1051,15 @@ def _amp106(step: _Step) -> Iterator[tuple[Event, str]]:
         for u in unscales:
             if step.blocked(s, u.target) or _asks_the_state_machine(u) or any(g.spec.node in rebuilt for g in u.loops):
                 continue  # (a GradScaler built anew every pass of a loop around it starts READY)
-            if _unscale_repeats(step, u, updates, unscales, b, s):
+            loop = step.iteration(u, s)
+            if _unscale_repeats(step, u, loop, updates, unscales, b, s):
                 yield u, (
                     _say(b, f"`{_call_text(s, 'unscale_', u.target)}` can run again before `{s}.update()` (e.g. every "
                     "micro-batch while the optimizer steps every N): the second call raises \"unscale_() "
                     "has already been called on this optimizer since the last update()\"; call it only "
                     f"where `{s}.step(...)` and `{s}.update()` run")
                 )
-            elif _repeats_next_pass(step, u, step.iteration(u, s), unscales):
+            elif _repeats_next_pass(step, u, loop, updates, unscales):
                 yield u, (
                     _say(b, f"`{_call_text(s, 'unscale_', u.target)}` runs after this iteration's `{s}.update()`, and "
                     f"the next iteration unscales `{u.target}` again before its update: the second call raises "
@@ -1100,9 +1101,10 @@ def _after_step(step: _Step, u: Event) -> bool:
     return False
 
 
-def _unscale_repeats(step: _Step, u: Event, updates: list[Event], unscales: list[Event], b: Optional[Binding], s: str) -> bool:
-    # in a training loop that no update shares: it runs several times per update
-    loop = step.iteration(u, s)
+def _unscale_repeats(
+    step: _Step, u: Event, loop: Optional[Guard], updates: list[Event], unscales: list[Event], b: Optional[Binding], s: str,
+) -> bool:
+    # in a training loop (`loop`, `step.iteration`) that no update shares: it runs several times per update
     if loop is not None and not any(loop in x.loops for x in updates):
         return True
     # updated only under a condition this unscale_ does not have
@@ -1118,14 +1120,15 @@ def _unscale_repeats(step: _Step, u: Event, updates: list[Event], unscales: list
     return False
 
 
-def _repeats_next_pass(step: _Step, u: Event, loop: Optional[Guard], unscales: list[Event]) -> bool:
-    """Whether `u` runs after the last reset of its iteration's pass while another `unscale_`
-    of the same optimizer runs before the first (`unscale_(opt); step(opt); update(); ...;
-    unscale_(opt); step(opt_d)`): the next pass unscales it again with no `update()` between.
-    Any reset after `u`, or before the other, in the pass (whatever its condition) clears it."""
+def _repeats_next_pass(step: _Step, u: Event, loop: Optional[Guard], updates: list[Event], unscales: list[Event]) -> bool:
+    """Whether `u` runs after the last reset (of `updates`, its scaler's) of its iteration's
+    pass while another `unscale_` of the same optimizer runs before the first (`unscale_(opt);
+    step(opt); update(); ...; unscale_(opt); step(opt_d)`): the next pass unscales it again
+    with no `update()` between. Any reset after `u`, or before the other, in the pass (whatever
+    its condition) clears it."""
     if loop is None or loop.branch is not Branch.LOOP:
         return False
-    resets = [x for x in step.events if x.kind in (EventKind.UPDATE, EventKind.SET_SCALE) and x.scaler == u.scaler and loop in x.loops]
+    resets = [x for x in updates if loop in x.loops]
     if not resets or any(step.index(r) > step.index(u) for r in resets):
         return False
     first = min(step.index(r) for r in resets)
