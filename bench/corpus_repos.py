@@ -1407,6 +1407,38 @@ REPOS: tuple[Repo, ...] = (
     Repo("Dedzsinator/Zha", "3df3d70db4a3c4ea5439a187ca0a2f94a92c3d05", K.TTS_GAN, late=True),
     Repo("WenmuZhou/PytorchOCR", "d1584fd2f6875a198fe27f3c101a319b83ccf5f0", K.VISION, late=True),
     Repo("fuumin621/Kaggle-NFL-PlayerContactDetection", "ecf1db1f1f878fdba2607beb74732949b1bf41a4", K.VISION, late=True),
+    # stop 44: held-out repositories read first at e38b905 (speech, vocoders, GANs, video and audio diffusion)
+    Repo("facebookresearch/vocoder-benchmark", "3b8be4f84da350d280f8abf9d130d39b022794f3", K.TTS_GAN, late=True),
+    Repo("robflynnyh/long-context-asr", "88da2264926fb2104449be047096eb1e7f169735", K.SPEECH, late=True),
+    Repo("MyrtleSoftware/caiman-asr", "08d60d8059fa8c9fda89f9d030f9c2fce8811751", K.SPEECH, late=True),
+    Repo("free001style/HIFIGAN", "205261e69c3ecc4ee89703e457785facd4c96bc7", K.TTS_GAN, late=True),
+    Repo("NTT123/simple-hifigan", "68f7d1576e54b84ca7e5e51f362bd4b0ba7e1325", K.TTS_GAN, late=True),
+    Repo("Alan-404/Conformer", "5ead13d2907f58864b1a83426242e0d2f588bbd1", K.SPEECH, late=True),
+    Repo("Kkuntal990/video-to-video-diffusion", "cbb3bd7025c4614d0e1c17d6ae05628a70697130", K.DIFFUSION, late=True),
+    Repo("eternity304/Video-Diffusion", "d789177502cc424a0496bee7b581b7e3d261385c", K.DIFFUSION, late=True),
+    Repo("leo-swdsk/ESRGAN", "d10adf21d77a55d88dfdaf90933add534fe54ac2", K.TTS_GAN, late=True),
+    Repo("martimlisboa/Spiking-Audio-Diffusion", "3f5dba473e8c393f7f9c96d0949ab2b62e5768d1", K.DIFFUSION, late=True),
+    # stop 44: held-out repositories read first at e38b905 (LLM pretraining, retrieval, Kaggle solutions, CLIP fine-tuning)
+    Repo("gpauloski/llm-pytorch", "1a71cd98c7647fc6d54832f16ce138b0fec2fd49", K.LLM, late=True),
+    Repo("LongxingTan/open-retrievals", "c59c52022eef0da9e7e883279fa3bb1199763678", K.LLM, late=True),
+    Repo("Shujun-He/Google_AI4code_6th_place_solution", "1c84cd105c0a7d1d42e4b4725a5b933bf1583933", K.LLM, late=True),
+    Repo("sakami0000/child-mind-institute-detect-sleep-states-1st-place", "d50865a396c466281c1853f893da4c18005e08a3", K.RESEARCH, late=True),
+    Repo("FNoaGut/child-mind-institute-detect-sleep-states-3rd-place-solution", "6c8a4d5aa6bea636db602927c27dfd91b8324798", K.RESEARCH, late=True),
+    Repo("nocchi1/kaggle-pii-5th-place-solution", "4e2587da1aeb69de7c5a8de4a0fd9689b834e235", K.LLM, late=True),
+    Repo("johnzhangzzzz/Stanford-Ribonanza-RNA-Folding-32th-place-solution", "a844ebec017b98bcc0b16cb35330657da2eb1334", K.RESEARCH, late=True),
+    Repo("darraghdog/kaggle-hms-3rd-place-solution", "aff36672055d3db2bb8358fadc11b357eb0de589", K.RESEARCH, late=True),
+    Repo("riron1206/kaggle-Google-Universal-Image-Embedding-Competition-5th-Place-Solution", "5c17b84c98a2ea60c13147cc4045df58bbbeed19", K.MULTIMODAL, late=True),
+    Repo("StarrySky-SHT/GUIE-13th-place-solution", "f386d31ff7a8c4cd287943ffd151ec5a594d9e84", K.MULTIMODAL, late=True),
+    # stop 44: held-out repositories read first at e38b905 (medical diffusion and bundles, NeRF, detection, super-resolution, RL, self-supervised)
+    Repo("Project-MONAI/GenerativeModels", "7428fce193771e9564f29b91d29e523dd1b6b4cd", K.DIFFUSION, late=True),
+    Repo("eladrich/latent-nerf", "f49ecefcd48972e69a28e3116fe95edf0fac4dc8", K.NERF_3D, late=True),
+    Repo("bubbliiiing/faster-rcnn-pytorch", "d81ba09f9c961e7ae07612e638a242f18e2c50fe", K.DETECTION, late=True),
+    Repo("hitachinsk/SAMed", "e351840481f51d0c7dee50007f29d02197b63d99", K.VISION, late=True),
+    Repo("Lornatang/Real_ESRGAN-PyTorch", "8608b631c1676f8053f117937b86acea58d7110d", K.VISION, late=True),
+    Repo("lightvector/KataGo", "6a1fc5de9fc253723ac475a0683bf0b9d9b7bd19", K.RL, late=True),
+    Repo("facebookresearch/eb_jepa", "966e61e9285b3a876f49b9774e9720d9a99a7925", K.VISION, late=True),
+    Repo("Project-MONAI/model-zoo", "dfae206df112837d817e78d3727c9f32b3b52e82", K.VISION, late=True),
+    Repo("wwangg22/torchNeRF", "e85bbe0cbf214f9895fd1ca2614c10fec33ef2c8", K.NERF_3D, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
