@@ -1809,8 +1809,9 @@ class _Builder:
                 call = self.tree.parent(parent)
                 if name in _MAGNITUDE_READS:
                     return not (
-                        name in _HOMOGENEOUS_READS and isinstance(call, cst.Call) and call.func is parent and self._divided_by_scale(call)
-                    )  # (`p.grad.norm() / scaler.get_scale()`: the true gradient's norm)
+                        name in _HOMOGENEOUS_READS and isinstance(call, cst.Call) and call.func is parent
+                        and (self._divided_by_scale(call) or self._normalizes(call, cur))
+                    )  # (`p.grad.norm() / scaler.get_scale()`: the true gradient's norm; `g / g.norm()`)
                 if name == "data" or name in ("T", "mT"):
                     cur = parent
                 elif name in _LINEAR_GRAD_METHODS and isinstance(call, cst.Call) and call.func is parent:
@@ -1822,8 +1823,8 @@ class _Builder:
                 if not isinstance(call, cst.Call):
                     return False
                 last = call.func.attr.value if isinstance(call.func, cst.Attribute) else call.func.value if isinstance(call.func, cst.Name) else ""
-                if last in _HOMOGENEOUS_READS and self._divided_by_scale(call):
-                    return False  # (`torch.norm(p.grad) / scaler.get_scale()`)
+                if last in _HOMOGENEOUS_READS and (self._divided_by_scale(call) or self._normalizes(call, cur)):
+                    return False  # (`torch.norm(p.grad) / scaler.get_scale()`; `p.grad / torch.norm(p.grad)`)
                 if last in _MAGNITUDE_READS or last in NONFINITE or _LOGGING.search(self._text(call.func)):
                     return True
                 if last == "append" and stored and isinstance(call.func, cst.Attribute):
@@ -1876,6 +1877,37 @@ class _Builder:
                 return False
             cur = call
         return False
+
+    def _normalizes(self, read: cst.Call, grad: cst.CSTNode) -> bool:
+        """Whether a norm (or max, abs) of gradients only normalises those same gradients:
+        it divides them (`eps * p.grad / torch.norm(p.grad)`, a small constant added to it or
+        not), directly or through a local name used for nothing else but a test against zero
+        (`if norm != 0:`). The direction of a gradient (FGM's and PGD's adversarial step along
+        it) is the same whatever the loss scale, S*g / (S*|g|) = g / |g|, and so is a zero test."""
+        uses: list[cst.CSTNode] = [read]
+        parent = self.tree.parent(read)
+        if isinstance(parent, cst.Assign) and parent.value is read:
+            if len(parent.targets) != 1 or not isinstance(parent.targets[0].target, cst.Name):
+                return False
+            target = parent.targets[0].target
+            fn = self.tree.enclosing_function(parent)
+            uses = [
+                u for u in self.tree.name_nodes.get(target.value, ())
+                if u is not target and self.tree.enclosing_function(u) is fn and _variable(self.tree, u)
+            ]
+            if not uses:
+                return False
+        text = self.tree.code_for(grad)
+        return all(self._divides_itself(u, text) or _tested_against_zero(self.tree, u) for u in uses)
+
+    def _divides_itself(self, divisor: cst.CSTNode, grad: str) -> bool:
+        """Whether `divisor` (plus a number, `norm + 1e-8`) divides a product holding `grad`."""
+        parent = self.tree.parent(divisor)
+        if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Add) \
+                and isinstance(parent.right if parent.left is divisor else parent.left, (cst.Integer, cst.Float)):
+            divisor, parent = parent, self.tree.parent(parent)
+        return isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Divide) and parent.right is divisor \
+            and any(self.tree.code_for(f) == grad for f in _factors(parent.left))
 
     def _measured(self, name: str, at: cst.CSTNode) -> bool:
         """Whether the gradients stored in the local `name` at `at` are read for their size in
@@ -2242,6 +2274,24 @@ def _operands(expr: cst.BaseExpression, op: type) -> list[cst.BaseExpression]:
     if isinstance(expr, cst.BooleanOperation) and isinstance(expr.operator, op):
         return [*_operands(expr.left, op), *_operands(expr.right, op)]
     return [expr]
+
+
+def _variable(tree: SourceTree, name: cst.Name) -> bool:
+    """Whether a name node names a variable (not an attribute's or a keyword argument's
+    name: `norm` in `torch.norm`, `dim` in `f(dim=1)`)."""
+    parent = tree.parent(name)
+    return not (isinstance(parent, cst.Attribute) and parent.attr is name) and not (isinstance(parent, cst.Arg) and parent.keyword is name)
+
+
+def _tested_against_zero(tree: SourceTree, node: cst.CSTNode) -> bool:
+    """Whether `node` is compared with a literal zero (`norm != 0`, `0 < norm`)."""
+    parent = tree.parent(node)
+    comparison = tree.parent(parent) if isinstance(parent, cst.ComparisonTarget) else parent
+    if not isinstance(comparison, cst.Comparison) or len(comparison.comparisons) != 1:
+        return False
+    sides = (comparison.left, comparison.comparisons[0].comparator)
+    other = sides[1] if sides[0] is node else sides[0] if sides[1] is node else None
+    return isinstance(other, (cst.Integer, cst.Float)) and other.evaluated_value == 0
 
 
 def _factors(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
