@@ -97,6 +97,7 @@ class _Step:
         `amp.master_params`) never counts."""
         names = {scaler, *(o for o in others if o is not None)}
         units = {e.loops[-1] if e.loops else None for e in self.events if e.kind in _SCALER_EVENTS and e.scaler == scaler}
+        pass_of_pair = self._pass_of(since, at) if at is not None and since is not None else None
         for e in self._handoffs(names):
             if at is not None and exclusive(e, at):
                 continue
@@ -105,9 +106,18 @@ class _Step:
             if at is not None and since is not None and e.loops and e.loops == at.loops == since.loops \
                     and not self.index(since) < self.index(e) < self.index(at):
                 continue
+            if pass_of_pair is not None and pass_of_pair not in e.loops:
+                continue  # (outside the loop whose one pass holds the pair: it runs before or after that loop)
             if None in units or any(u in e.loops for u in units):
                 return True
         return False
+
+    def _pass_of(self, since: Event, at: Event) -> Optional[Guard]:
+        """The innermost loop that runs `since` and then `at` in one pass (a scaled backward
+        and the step after it in a batch loop), or None: code outside that loop (a checkpoint
+        saved once per epoch) never runs between them."""
+        common = list(itertools.takewhile(lambda pair: pair[0] == pair[1], zip(since.loops, at.loops)))
+        return common[-1][0] if common and self.index(since) < self.index(at) else None
 
     def handed_on_every_pass(self, scaler: str, x: Event, loop: Guard, binding: Optional[Binding]) -> bool:
         """Whether code out of sight is handed `scaler` in the iteration `loop` on every path
