@@ -1198,9 +1198,11 @@ class StepEvents:
                     target_reads=opt_ref.reads if isinstance(opt_ref, Value) else (),
                 ))
             return
-        if name == "step" and recv.cls is not None and self.project.base_kind(*recv.cls) == "optimizer":
+        if name == "step" and recv.cls is not None and self.project.base_kind(*recv.cls) == "optimizer" \
+                and not self._holds_a_scaler(recv.cls):
             # a torch optimizer class of the project (LARS): stepping it is an optimizer step,
-            # whatever its own `step` reads of the gradients
+            # whatever its own `step` reads of the gradients; one that holds a GradScaler (an
+            # AMP wrapper of another optimizer) steps through it, as its method says
             out.append(self._event(EventKind.OPT_STEP, op, frame, guards, target=recv.text))
             return
         if resolve and self._follow_method(op, recv, name, frame, guards, out, follow):
@@ -1303,6 +1305,11 @@ class StepEvents:
                     or self._reached_through(v):
                 return True
         return False
+
+    def _holds_a_scaler(self, cls: ClassRef) -> bool:
+        """Whether objects of a project class keep a GradScaler in an attribute (its own or a
+        project base's)."""
+        return any(b.kind == "scaler" for _, c in self.project.mro(*cls) for b in c.attrs.values())
 
     def _hands_a_scaler(self, op: Op, frame: _Frame) -> bool:
         """Whether a call is handed a GradScaler: a `step(...)` that is (`optimizer.step("gen",
