@@ -898,13 +898,22 @@ class StepEvents:
         """The training steps of other modules that reach a function of this file whose
         meaning depends on its caller (it works a scaler it is handed or holds, takes one, or
         back-propagates a loss the caller may have meant to scale), directly or through the
-        file's own functions: replayed from there, the function is seen in its callers'
-        loops, so linting its module alone still judges it in context."""
+        file's own functions, or that build an object of its class (by the class or a factory
+        here returning one) for code elsewhere to call: replayed from there, the function is
+        seen in its callers' loops, so linting its module alone still judges it in context."""
         if self.home.script:
             return  # a program: what it defines is for itself (and no file is read to find out)
         wanted = {fn.name for fn in self._in_context if fn.key}
         if not wanted:
             return
+        # and the classes those methods are of, and the functions here that return one: a
+        # caller may build the object and hand it to code of a third module that calls the
+        # method (`fit_one_epoch(model, trainer, ...)`)
+        classes = {fn.cls for fn in self._in_context if fn.key and fn.cls is not None and "." not in fn.cls}
+        wanted |= classes | {
+            fn.key for fn in self.home.functions.values()
+            if fn.cls is None and fn.key and "." not in fn.key and fn.returns is not None and fn.returns.rpartition(".")[2] in classes
+        }
         defined = [*self.home.classes, *(k for k in self.home.functions if k and "." not in k)]
         paths = self._naming(self.path, wanted, defined) - {self.path}
         for path in sorted(paths | self._subclass_callers(wanted)):
