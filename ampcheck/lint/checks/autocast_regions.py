@@ -45,7 +45,7 @@ _COLLECTIVES = frozenset(
     {
         "all_gather", "all_gather_into_tensor", "all_reduce", "all_to_all", "all_to_all_single", "broadcast",
         "gather", "scatter", "reduce", "reduce_scatter", "reduce_scatter_tensor", "barrier", "get_rank",
-        "get_world_size",
+        "get_world_size", "is_available", "is_initialized",
     }
 )
 # waits on the handle an async collective returns (`work.wait()`), on a CUDA event or stream
