@@ -1480,6 +1480,26 @@ REPOS: tuple[Repo, ...] = (
     Repo("GIS-Remote-Sensing-Goettingen/SegEdge", "8527e60fc5d0966a6bcdc64b98062b9903294326", K.VISION, late=True),
     Repo("AlessandroPata/mvtec-anomaly-detection", "d66fab9439afe5a333156ffa3c3313adf3cd5e8d", K.VISION, late=True),
     Repo("DungNasSa10/Deep-Learning-Project-2022-1-Vietnamese-Speaker-Verification", "6ea925e2c7a94301a3d92af7fcfbede4b1a11ab8", K.SPEECH, late=True),
+    # stop 44: held-out repositories read first at b0ab94f (small LLM pretraining, SFT, DPO, GRPO and RLHF loops, MoE)
+    Repo("chberclaz/MyPT", "dc62a0ca75335ed6aa54a216b4a3834d9fd13fd1", K.LLM, late=True),
+    Repo("silvaxxx1/MyLLM", "0b18b0c658569f4a9dbdb4cb4cb53e106cb6a175", K.LLM, late=True),
+    Repo("danilka030804-cloud/LLaMA-pretrain", "40776d4a2111e7377d14faf2cd2ec12469d03a40", K.LLM, late=True),
+    Repo("stanlley-locke/project_bard", "b459283787e26409342e00e889937293be8e7f5c", K.LLM, late=True),
+    Repo("iciferdai/miniMoE", "d38cce81946e5e55b7b51cb588a83ccac5bfe2cb", K.LLM, late=True),
+    Repo("tyler-romero/microR1", "45fe0a82ebb01ddd9556bfb655fe8dce38ffe052", K.LLM, late=True),
+    Repo("open-intell/CogForge", "3920c1d1d4462a6f3ad504a07d6336e6cd165814", K.LLM, late=True),
+    Repo("3185140166/second_point", "989bd28ad3e87f5d6db9b79cd9871777d199bdab", K.LLM, late=True),
+    # stop 44: held-out repositories read first at b0ab94f (histopathology, EEG, ECG, cytology, industrial inspection, satellite, CT segmentation, hackathon code)
+    Repo("shenxiaochenn/forensic_pathology", "0cbf24eac98240c09426ef5718ad3e31a0e98872", K.VISION, late=True),
+    Repo("InfinityxR9/KrackHack", "db47d4f59eefb28ff1fdb08a8ccedddeccefbc6e", K.VISION, late=True),
+    Repo("superboat001/eeg_model", "64d8aa52c6bda2e29506f1e8023c233a778dde55", K.RESEARCH, late=True),
+    Repo("PKUDigitalHealth/ECGFlowCMR", "d0a8092340a7c6fa2984d24e3241dfc06689d3d9", K.RESEARCH, late=True),
+    Repo("cellsvision/SECAD", "5b0a4d4d58a213889cca4aa0ec13460a78cd287d", K.VISION, late=True),
+    Repo("drguilhermecapel/cardio.ai.pro", "59d388b0606d480aeca3c9a266b1100764e4721b", K.RESEARCH, late=True),
+    Repo("w13579xw/TubeGuard-AI2", "a053f195c2401b922b6490bae4d8fbcd1f9309fe", K.VISION, late=True),
+    Repo("maxwell779/steel-defect-suite", "96d3dee03907db1d3fd7b8d733fd44f74a14a0b0", K.VISION, late=True),
+    Repo("shroudy-bit32/satellite-edge-cloud-detection", "dae3dca89eeb5f90859ade277d8460a395337d2b", K.VISION, late=True),
+    Repo("hieupt810/ich_segmentation", "0ec7c44d2c4887f10d86a533cacd92b347d4d99d", K.VISION, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
