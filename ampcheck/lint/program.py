@@ -1500,7 +1500,8 @@ class _Builder:
             if not self.b.indexes_optimizers(expr):
                 return Value(None)
             reads = tuple(sorted({n.value for n in _walk_names(self.tree, expr)}))
-            return Value(None, BindingInfo("optimizer"), reads=reads)
+            # picked by a constant (`self.optimizer["d_optimizer"]`): that key is its identity
+            return Value(_constant_item(expr), BindingInfo("optimizer"), reads=reads)
         if isinstance(expr, cst.Name):
             if self._is_self(expr):
                 return Attr("")
@@ -2274,6 +2275,21 @@ def _operands(expr: cst.BaseExpression, op: type) -> list[cst.BaseExpression]:
     if isinstance(expr, cst.BooleanOperation) and isinstance(expr.operator, op):
         return [*_operands(expr.left, op), *_operands(expr.right, op)]
     return [expr]
+
+
+def _constant_item(expr: cst.BaseExpression) -> Optional[str]:
+    """`base[key]` for a subscript of a dotted name by one string or integer literal, written
+    one way whatever its quotes (`self.optimizer['d_optimizer']`), else None."""
+    if not isinstance(expr, cst.Subscript) or len(expr.slice) != 1 or not isinstance(expr.slice[0].slice, cst.Index):
+        return None
+    base, index = dotted(expr.value), expr.slice[0].slice.value
+    if base is None:
+        return None
+    if isinstance(index, cst.SimpleString) and isinstance(index.evaluated_value, str):
+        return f"{base}[{index.evaluated_value!r}]"
+    if isinstance(index, cst.Integer):
+        return f"{base}[{index.evaluated_value!r}]"
+    return None
 
 
 def _variable(tree: SourceTree, name: cst.Name) -> bool:
