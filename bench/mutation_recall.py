@@ -292,6 +292,24 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ("ProgramerSalar/vae_from_scratch", "video_vae/train/main.py", "drop_update", 136):
         "one scaler for the VAE and the discriminator: the update after the discriminator's step is then the iteration's "
         "only one, after both steps, as torch's multi-optimizer recipe writes it",
+    **{
+        (repo, path, "drop_update", line): (
+            "one scaler for every optimizer of the iteration, each step followed by an update: without this one, the "
+            "next optimizer's update (or the next iteration's first, before this optimizer steps again) resets it, "
+            "and reads its inf check with its own; nothing raises and the scale still adapts (stop 44, each read)"
+        )
+        for repo, path, line in (
+            ("Lornatang/Real_ESRGAN-PyTorch", "train_realesrgan.py", 487),
+            ("Lornatang/Real_ESRGAN-PyTorch", "train_realesrgan.py", 517),
+            ("facebookresearch/eb_jepa", "examples/ac_video_jepa/main.py", 343),
+            ("facebookresearch/eb_jepa", "examples/ac_video_jepa/main.py", 358),
+            ("bubbliiiing/cyclegan-pytorch", "utils/utils_fit.py", 125),
+            ("bubbliiiing/cyclegan-pytorch", "utils/utils_fit.py", 144),
+            ("bubbliiiing/cyclegan-pytorch", "utils/utils_fit.py", 164),
+            ("microsoft/CoCosNet-v2", "trainers/pix2pix_trainer.py", 70),
+            ("free001style/HIFIGAN", "src/trainer/trainer.py", 64),
+        )
+    },
     ("NVIDIA/TransformerEngine", "docs/features/low_precision_training/introduction/bf16_fp16_training_pytorch.py", "drop_scale", 36):
         "a documentation example of one forward and backward: nothing steps on, clips or reads the gradients",
     **{
