@@ -308,6 +308,8 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             ("bubbliiiing/cyclegan-pytorch", "utils/utils_fit.py", 164),
             ("microsoft/CoCosNet-v2", "trainers/pix2pix_trainer.py", 70),
             ("free001style/HIFIGAN", "src/trainer/trainer.py", 64),
+            ("PKUDigitalHealth/ECGFlowCMR", "engine_disentangle_vae3d.py", 87),
+            ("PKUDigitalHealth/ECGFlowCMR", "engine_disentangle_vae3d.py", 112),
         )
     },
     ("NVIDIA/TransformerEngine", "docs/features/low_precision_training/introduction/bf16_fp16_training_pytorch.py", "drop_scale", 36):
