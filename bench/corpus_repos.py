@@ -1500,6 +1500,21 @@ REPOS: tuple[Repo, ...] = (
     Repo("maxwell779/steel-defect-suite", "96d3dee03907db1d3fd7b8d733fd44f74a14a0b0", K.VISION, late=True),
     Repo("shroudy-bit32/satellite-edge-cloud-detection", "dae3dca89eeb5f90859ade277d8460a395337d2b", K.VISION, late=True),
     Repo("hieupt810/ich_segmentation", "0ec7c44d2c4887f10d86a533cacd92b347d4d99d", K.VISION, late=True),
+    # stop 44: held-out repositories read first at 12e1c4d (Kaggle solutions 2022-2025: aneurysm, NFL contact, BirdCLEF x2, RSNA, sign language, ink detection; a streaming ASR)
+    Repo("tom99763/9th-place-solution-RSNA-IAD", "74a5a22eb0fa3ec7601d2efeae371c15510e35a4", K.DETECTION, late=True),
+    Repo("bamps53/kaggle-nfl2022-4th-place-solution", "4d06303b9977413204c4cfae775557dd19aa9f13", K.VISION, late=True),
+    Repo("dazzle-me/birdclef-2022-3rd-place-solution", "ff6754cfe912f58edbe97dbc8a303254638036fc", K.SPEECH, late=True),
+    Repo("yevmaslov/BirdCLEF-2023-5th-place-solution", "99775387567b855b3155357b31e5a136c8b37ba0", K.SPEECH, late=True),
+    Repo("tamotamo17/RSNA2025-3rd-place-solution", "988d28f719e3311139f81b4fc85af7d5a1c9dd82", K.VISION, late=True),
+    Repo("chenhanch/Kaggle-Isolated-Sign-Language-Recognition-24th-place-solution", "4877ee8dc22ddc77ab9bc11fe75f5c83979f586a", K.RESEARCH, late=True),
+    Repo("flyyufelix/vesuvius_challenge_8th_place_solution", "287ba33235b9f1c0eeecc434a629677b2f1feb14", K.VISION, late=True),
+    Repo("A-SHOJAEI/streaming-asr-conformer-librispeech", "fb8f4141943626556d27f6704b0c48e1986a7a52", K.SPEECH, late=True),
+    # stop 44: held-out repositories read first at 12e1c4d (crowd and object counting, weather, optical flow, stereo)
+    Repo("Yiming-M/CLIP-EBC", "b52a5944bd75beed34fd3d0da516aa833ae63354", K.VISION, late=True),
+    Repo("HFAiLab/OpenCastKit", "6e3f934533e1aeb6446058a19eb3057b1a304ad2", K.RESEARCH, late=True),
+    Repo("DQiaole/MemFlow", "c7fe6da03f8432b4e92122fc30810524d0a27cbf", K.VISION, late=True),
+    Repo("Hzzone/PseCo", "aab6cdb4a5112cce563df5536ead28d9bb43aae1", K.VISION, late=True),
+    Repo("Insta360-Research-Team/DEFOM-Stereo", "5b27591d83956e5d329ff66704271a9e68b1c75f", K.VISION, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
