@@ -308,6 +308,7 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             ("bubbliiiing/cyclegan-pytorch", "utils/utils_fit.py", 164),
             ("microsoft/CoCosNet-v2", "trainers/pix2pix_trainer.py", 70),
             ("free001style/HIFIGAN", "src/trainer/trainer.py", 64),
+            ("free001style/HIFIGAN", "src/trainer/trainer.py", 85),
             ("PKUDigitalHealth/ECGFlowCMR", "engine_disentangle_vae3d.py", 87),
             ("PKUDigitalHealth/ECGFlowCMR", "engine_disentangle_vae3d.py", 112),
         )
