@@ -311,8 +311,18 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             ("free001style/HIFIGAN", "src/trainer/trainer.py", 85),
             ("PKUDigitalHealth/ECGFlowCMR", "engine_disentangle_vae3d.py", 87),
             ("PKUDigitalHealth/ECGFlowCMR", "engine_disentangle_vae3d.py", 112),
+            ("Project-MONAI/model-zoo", "models/pancreas_ct_dints_segmentation/scripts/search.py", 327),
         )
     },
+    **{
+        (repo, "optimizers.py" if repo == "yl4579/StyleTTS2" else "models/codec/facodec/optimizer.py", "drop_update", line): (
+            "dead code: MultiOptimizer._step updates only `if scaler is not None:`, and no code of the project passes it "
+            "a scaler (every `optimizer.step(key)` leaves it None); read in stop 44"
+        )
+        for repo, line in (("yl4579/StyleTTS2", 37), ("open-mmlab/Amphion", 54))
+    },
+    ("mosaicml/composer", "tests/trainer/test_fsdp2_gradscaler.py", "drop_update", 87):
+        "the test's last line: its scaler, built in the test, steps once and nothing reads it after the update (stop 44)",
     ("NVIDIA/TransformerEngine", "docs/features/low_precision_training/introduction/bf16_fp16_training_pytorch.py", "drop_scale", 36):
         "a documentation example of one forward and backward: nothing steps on, clips or reads the gradients",
     **{
