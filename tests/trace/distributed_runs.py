@@ -34,10 +34,21 @@ def launch_env() -> dict[str, str]:
     return env
 
 
+# what a rank prints when torch's C++ teardown at interpreter exit destroys a thread still
+# joinable (gloo's, seen about once in twenty loaded runs, after the rank's work and its trace
+# were done): the process aborts, and torchrun stops the other rank
+_TEARDOWN_ABORT = "terminate called without an active exception"
+
+
 def torchrun(*args: str) -> subprocess.CompletedProcess:
-    """Two ranks; `torchrun --standalone` picks a free localhost port, so parallel runs never collide."""
+    """Two ranks; `torchrun --standalone` picks a free localhost port, so parallel runs never
+    collide. A run that failed only by aborting in torch's teardown after both ranks wrote their
+    traces is run once more: what is under test finished; the abort is the process exit's."""
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2", "--max-restarts=0", *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, env=launch_env(), cwd=_scratch)
+    result = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, env=launch_env(), cwd=_scratch)
+    if result.returncode != 0 and _TEARDOWN_ABORT in result.stderr and result.stderr.count("trace report written to") >= 2:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, env=launch_env(), cwd=_scratch)
+    return result
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
