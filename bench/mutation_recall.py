@@ -315,11 +315,14 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         )
     },
     **{
-        (repo, "optimizers.py" if repo == "yl4579/StyleTTS2" else "models/codec/facodec/optimizer.py", "drop_update", line): (
+        (repo, path, "drop_update", line): (
             "dead code: MultiOptimizer._step updates only `if scaler is not None:`, and no code of the project passes it "
             "a scaler (every `optimizer.step(key)` leaves it None); read in stop 44"
         )
-        for repo, line in (("yl4579/StyleTTS2", 37), ("open-mmlab/Amphion", 54))
+        for repo, path, line in (
+            ("yl4579/StyleTTS2", "optimizers.py", 37),
+            ("open-mmlab/Amphion", "models/codec/facodec/optimizer.py", 54),
+        )
     },
     ("mosaicml/composer", "tests/trainer/test_fsdp2_gradscaler.py", "drop_update", 87):
         "the test's last line: its scaler, built in the test, steps once and nothing reads it after the update (stop 44)",

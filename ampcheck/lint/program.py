@@ -2285,9 +2285,7 @@ def _constant_item(expr: cst.BaseExpression) -> Optional[str]:
     base, index = dotted(expr.value), expr.slice[0].slice.value
     if base is None:
         return None
-    if isinstance(index, cst.SimpleString) and isinstance(index.evaluated_value, str):
-        return f"{base}[{index.evaluated_value!r}]"
-    if isinstance(index, cst.Integer):
+    if isinstance(index, cst.Integer) or (isinstance(index, cst.SimpleString) and isinstance(index.evaluated_value, str)):
         return f"{base}[{index.evaluated_value!r}]"
     return None
 
