@@ -189,7 +189,7 @@ class Regions:
             if target is not None and target not in self._by_function:
                 sites.setdefault(target, []).append((call, outer))
         for fn, uses in sites.items():
-            configs = [Config(r.device, r.dtype, r.enabled, r.call) for _, r in uses]
+            configs = [Config(r.device, r.dtype, r.enabled, r.call, r.toggle) for _, r in uses]
             self._by_function[fn] = _region(fn, fn.body, configs, via=tuple(c for c, _ in uses))
         self._scopes = self._region_scopes()
 
