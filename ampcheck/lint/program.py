@@ -835,7 +835,7 @@ class _Builder:
                 continue  # self.x.method(...), self.x.attr
             if isinstance(parent, cst.AssignTarget) or (isinstance(parent, cst.AnnAssign) and parent.target is node):
                 continue
-            if _tested_only(node, parent):
+            if self._only_tested(node, parent):
                 continue  # `if self.scaler is not None:`, `if not self.scaler:`: nothing is handed on
             if self._kept_alias(node, parent):
                 continue  # `scaler = self.scaler`, then only its methods called
@@ -843,6 +843,13 @@ class _Builder:
                 continue  # `@property def scaler(self): return self._scaler`: its uses are the property's
             out.add(node.attr.value)
         return frozenset(out)
+
+    def _only_tested(self, node: cst.Attribute, parent: Optional[cst.CSTNode]) -> bool:
+        """`_tested_only`, also as an operand of `and`/`or` that is itself only tested (`if
+        self.scaler and "scaler" in state:`): its value goes no further than the test."""
+        while isinstance(parent, cst.BooleanOperation):
+            node, parent = parent, self.tree.parent(parent)
+        return _tested_only(node, parent)
 
     def _returned_by_property(self, node: cst.Attribute) -> bool:
         fn = self.tree.enclosing_function(node)
@@ -2226,10 +2233,11 @@ def _dotted_names(expr: cst.BaseExpression) -> Iterator[str]:
 
 def _tested_only(node: cst.BaseExpression, parent: Optional[cst.CSTNode]) -> bool:
     """Whether a value is only tested where it is read: compared (`is None`, `is not None`),
-    or the whole test of an `if`/`while`, or negated; not handed on or stored."""
+    or the whole test of an `if`/`while` or of a conditional expression (`x.state_dict() if
+    x else None`), or negated; not handed on or stored."""
     if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
         return True
-    if isinstance(parent, (cst.If, cst.While)):
+    if isinstance(parent, (cst.If, cst.While, cst.IfExp)):
         return parent.test is node
     return isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not)
 

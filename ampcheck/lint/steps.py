@@ -421,6 +421,25 @@ def _callees(module: ModuleSummary, cls: ClassInfo) -> Iterator[object]:
             yield op.callee
 
 
+def _live_calls_on_attr(line: list[ClassRef], attr: str, method: str) -> bool:
+    """`_calls_on_attr` over the methods that can run on an instance of `line`'s first class
+    (`line` its mro): a base's method that a class before it overrides runs only where each
+    override hands on to it (`super().name(...)`), so a base's `training_step` that updates
+    the scaler says nothing of a subclass whose own `training_step` replaces it."""
+    handed: dict[str, bool] = {}  # method name -> whether the overrides so far call the base's
+    for module, cls in line:
+        for name, key in cls.methods.items():
+            if not handed.get(name, True):
+                continue
+            fn = module.functions.get(key)
+            handed[name] = fn is not None and fn.calls_super(name)
+            if fn is None or any(
+                isinstance(op.callee, Method) and op.callee.recv == Attr(attr) and op.callee.name == method for op in fn.ops
+            ):
+                return True
+    return False
+
+
 # bases outside the project that never touch a subclass's scaler: torch's (nn.Module,
 # Optimizer), the standard library's (ABC, Generic), object
 _INERT_BASES = ("torch.", "abc.", "typing.", "builtins.")
@@ -642,6 +661,10 @@ class StepEvents:
         attr = text[len("self."):]
         if text.startswith("self.") and attr.isidentifier():
             return cls is not None and self._attr_never_calls(module, cls, attr, "update")
+        owner, _, name = text.partition(".")
+        if name.isidentifier() and owner in fn.params:
+            held = self._instance_of(module, fn, owner)  # `engine.scaler`, `engine: SupervisedTrainer`
+            return held is not None and self._attr_never_calls(*held, name, "update")
         if not text.isidentifier():
             return False
         if cls is not None and isinstance(fn.node, cst.FunctionDef) and fn.self_name is not None:
@@ -682,6 +705,12 @@ class StepEvents:
             return None
         return f"{fn.self_name}.{attr}", binding
 
+    def _instance_of(self, module: ModuleSummary, fn: FunctionProgram, param: str) -> Optional[ClassRef]:
+        """The project class a parameter of `fn` is an instance of, by its annotation (an
+        ignite engine's iteration function, handed the trainer that is `self`)."""
+        b = fn.param_bindings.get(param)
+        return self.project.find_class(b.cls, module) if b is not None and b.kind == "instance" and b.cls else None
+
     def _attr_never_calls(self, module: ModuleSummary, cls: ClassInfo, attr: str, method: str) -> bool:
         """Whether no code can call `method` on the scaler `cls` keeps on `self.<attr>`:
         neither the class nor its project bases hand it on or call it; for a public
@@ -698,8 +727,10 @@ class StepEvents:
         self, module: ModuleSummary, cls: ClassInfo, line: list[ClassRef], attr: str, method: str,
     ) -> bool:
         """`_attr_never_calls` for one name of the attribute, `line` the class's mro."""
+        if _live_calls_on_attr(line, attr, method):
+            return False
         for m, c in line:
-            if attr in c.escapes or _calls_on_attr(m, c, attr, (method,)):
+            if attr in c.escapes:
                 return False
             if method == "scale" and self._foreign_base(m, c):
                 return False  # a framework's base class may scale the loss for it
@@ -1389,15 +1420,21 @@ class StepEvents:
         `trainer.scaler` or an alias of it outside)."""
         if cls is None:
             return Val(text)
+        found: Optional[tuple[ModuleSummary, ClassInfo, str, BindingInfo]] = None
         for m, c in self.project.mro(*cls):
             name = c.aliases.get(name, name)  # (`self.scaler`, a property returning `self._grad_scaler`)
             b = c.attrs.get(name)
-            if b is not None:
-                v = self._bound(text, b, m, self_cls=cls)
-                if b.passed_as is not None and v.binding is None and v.cls is None:
-                    return Val(text)  # the constructions say nothing: as if the class bound nothing
-                return Val(v.text, v.binding, cls=v.cls, key=f"{m.name}.{c.key}.{name}")
-        return Val(text)
+            if b is not None and (found is None or not b.inferred):
+                found = (m, c, name, b)
+                if not b.inferred:
+                    break  # a subclass that only uses it (inferred a scaler) holds what its base binds
+        if found is None:
+            return Val(text)
+        m, c, name, b = found
+        v = self._bound(text, b, m, self_cls=cls)
+        if b.passed_as is not None and v.binding is None and v.cls is None:
+            return Val(text)  # the constructions say nothing: as if the class bound nothing
+        return Val(v.text, v.binding, cls=v.cls, key=f"{m.name}.{c.key}.{name}")
 
     def _bound(
         self, text: Optional[str], b: Optional[BindingInfo], module: ModuleSummary,

@@ -74,9 +74,15 @@ def test_a_project_linted_from_the_root_of_a_repository_of_several_reports_what_
 
 
 def test_a_subclass_override_is_judged_in_the_base_class_loop_of_another_module():
+    root = PROJECTS / "update_in_a_hook_the_base_loop_never_calls"
+    [f] = [f for f in _lint(root, "recipes/denoising.py").findings if f.code == "AMP102"]
+    assert "runs every iteration of this loop" in f.message and f.message.startswith("When the scaler is enabled")
+
+
+def test_the_update_of_a_base_method_the_subclass_overrides_updates_nothing_for_it():
     root = PROJECTS / "brain_recipes"
     [f] = [f for f in _lint(root, "recipes/separation.py").findings if f.code == "AMP102"]
-    assert "runs every iteration of this loop" in f.message and f.message.startswith("When the scaler is enabled")
+    assert "steps a scaler that no code can ever update" in f.message
 
 
 def test_a_helper_bug_seen_from_a_caller_is_reported_at_the_call_naming_the_helper():
