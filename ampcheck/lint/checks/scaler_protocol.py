@@ -146,13 +146,16 @@ class _Step:
         loop over the optimizers, stepping each once, is not one, even with a backward of its
         own per optimizer: `for i in range(2): ... scaler.step(optimizers[start + i])`). Where
         no backward through `scaler` is in sight (run by a closure handed to a helper outside
-        the project), the innermost loop around `e` that does not walk what `e` works on (`for
-        opt in used_optimizers: scaler.step(opt)` inside the loop over batches)."""
+        the project) or none in a loop around `e` (back-propagated once, before the loop: a
+        CUDA graph captured with the scaled backward and replayed each pass), the innermost
+        loop around `e` that does not walk what `e` works on (`for opt in used_optimizers:
+        scaler.step(opt)` inside the loop over batches): each of its passes steps the same
+        optimizer again, which raises without an update in between."""
         backs = [b for b in self.of(EventKind.SCALED_BACKWARD, scaler)]
         for loop in reversed(e.loops):
             if any(loop in b.loops for b in backs) and not _walks(e, loop):
                 return loop
-        if backs or e.kind not in (EventKind.SCALER_STEP, EventKind.UNSCALE) or not isinstance(e.target, str):
+        if e.kind not in (EventKind.SCALER_STEP, EventKind.UNSCALE) or not isinstance(e.target, str):
             return None
         return next((loop for loop in reversed(e.loops) if not _walks(e, loop)), None)
 
