@@ -436,7 +436,8 @@ def _beside_a_plain_backward(step: _Step, last: Event, o: Event, s: str, b: Opti
     backward's graph (a partial-FC head back-propagates its own loss unscaled, then
     `features.backward(scaler.scale(grad))` reaches only the backbone). A plain backward that
     an optimizer step after it consumed (a GAN's discriminator stepped before the generator's
-    scaled backward), or whose gradients `o`'s optimizer zeroes before `o` on every path to it
+    scaled backward; a step on another branch than the scaled backward runs on no path between
+    them), or whose gradients `o`'s optimizer zeroes before `o` on every path to it
     (a look-ahead gradient taken to pick samples, then `opt.zero_grad()` and the scaled
     backward), is no such graph."""
     if any(x.kind in (EventKind.UNSCALE, EventKind.SCALER_STEP) and x.scaler == s and x.target == o.target for x in step.events):
@@ -446,7 +447,10 @@ def _beside_a_plain_backward(step: _Step, last: Event, o: Event, s: str, b: Opti
         (x.kind == EventKind.BACKWARD or (x.kind == EventKind.OPAQUE and o.target in (x.target or ())))
         and x.loops == last.loops and not exclusive(x, last) and not exclusive(x, o)
         and not any(step.alternative(x, y, y.binding, y.scaler or "") for y in scaled)  # (the AMP-off side of a scaled one)
-        and not any(y.kind in (EventKind.OPT_STEP, EventKind.SCALER_STEP) and not exclusive(y, x) for y in step.between(x, last))
+        and not any(
+            y.kind in (EventKind.OPT_STEP, EventKind.SCALER_STEP) and not exclusive(y, x) and not exclusive(y, last)
+            for y in step.between(x, last)
+        )
         and not any(
             y.kind is EventKind.ZERO_GRAD and o.target is not None and y.target == o.target and step.dominates(y, o, b, s)
             for y in step.between(x, o)
