@@ -480,6 +480,13 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
              "GradScaler(\"cuda\", 2**10), never stepped or updated, in front of a hand Adam step: a constant scale Adam does not see"),
         )
     },
+    # stop 45, each read
+    ("LingFengGold/PPG-Distill", "trainer/ddp_trainer_pytorch.py", "drop_update", 220):
+        "dead code: the step after the loop runs only when `(i + 1) % accumulation_steps != 0`, and the local "
+        "`accumulation_steps = 1` makes that never true",
+    ("wwangg22/torchNeRF", "stage1.py", "drop_update", 1293):
+        "dead code: the script's loop calls chunked_train_step; its call of train_step is commented out and nothing "
+        "else calls it",
 }
 
 # Repositories too large to mutate every file in the time a run has: at most this many of
