@@ -1568,6 +1568,27 @@ REPOS: tuple[Repo, ...] = (
     Repo("jyhong99/rl_algorithms", "d3a7f91741022e5429e22cf5c7df1134d17875f3", K.RL, late=True),
     Repo("lhoangan/multas", "c4f3e77dda914ff17b768164904baed2aca148d5", K.DETECTION, late=True),
     Repo("yl-jiang/YOLOSeries", "de7083cb729bbb8715e6339efdbedde3ea8d07a9", K.DETECTION, late=True),
+    # stop 45, third batch: held-out repositories read first (VAR tokenizer, 3D medical segmentation, a DDP tutorial, speech emotion, SWAG U-Net, Sentinel-2 segmentation, ViT from scratch, CLIP LoRA retrieval, distillation, pseudo-label defect classification)
+    Repo("Makobcki/text-var", "54a33fb1f2e4424d67649b1b3d1897f9f8592dae", K.MULTIMODAL, late=True),
+    Repo("68888090/med_condition_seg", "2fc8758b90f99248e4d41183841c41dd9b93ad36", K.VISION, late=True),
+    Repo("Blaizzy/pytorch-ddp", "93ddb2319a6a3402e2208f04a3ba6a3cbc0bfb37", K.FRAMEWORK, late=True),
+    Repo("Huu2412/MaxMViT-MLP-SER", "f43ac501c88a97967dcc688ce8ff8c5caf8cfcef", K.SPEECH, late=True),
+    Repo("A-Klass/uq_med_segmentation", "a89b32bd495fa5ea40d10d4e1aeb2dcd810fe99b", K.VISION, late=True),
+    Repo("Ceciliamoller/Land-Take-Prediction-Project-NINA-", "39973458e6f18401bf03ff6290b2c645bb9adaef", K.VISION, late=True),
+    Repo("MadrasLe/vision-transformer-37M-", "f1444505fb790582248ebe674c320a17739bc7a9", K.VISION, late=True),
+    Repo("Roodaki/MM-CBIR", "537958ed2ecb55ab32d471684a7387691bb1c649", K.MULTIMODAL, late=True),
+    Repo("FedericoMendez/knowledge_distillation_cifar100", "8bd5384d918661bdeec14a9cb5beab86f552f1df", K.VISION, late=True),
+    Repo("Anxin10/AOI-Defect-Classification-Champion-s-Solution", "e5e72028e98e5708cc7ec548e8e3e253a795a737", K.VISION, late=True),
+    # stop 45, third batch (continued): lip-to-speech, Tacotron2/WaveRNN, an Atari world model, a TTS pipeline, re-id, hand-written GPT pretraining/SFT/DPO, a mixed-precision research project, a SMILES memory transformer
+    Repo("Fuji1226/lip2sp_pytorch", "5d5e4d21e4acaf2930893e9d404988b723e6686c", K.TTS_GAN, late=True),
+    Repo("anandaswarup/TTS", "3db6692a0fe8b88435c6efc69f211e40e63d39c0", K.TTS_GAN, late=True),
+    Repo("paraschopra/atari-pixels", "89f1d355568e351a63ac227c42905bc96dfe0aa5", K.RL, late=True),
+    Repo("gminh123/tts-project", "950f1d4272ae1f545c55cbd3fa4c02beaaf35550", K.TTS_GAN, late=True),
+    Repo("vanujiash9/Reid_people", "bed6ebf4ed6065d7b0a21cf025b4523f0f8d7b58", K.VISION, late=True),
+    Repo("Kundan-CR7/GPT-250M", "6c3efad93fd38ecf5d6cbc82af39c744bd60e2a3", K.LLM, late=True),
+    Repo("Pratic2001/Advanced-LLM-Framework-NON-MOE", "595d7569fa75dfe29dfe845c8c9e6ae49acc383d", K.LLM, late=True),
+    Repo("HeyDavid633/CCF-THPC-MP", "1159db741a75278a7b1d1606d46abaca8c36e6f6", K.RESEARCH, late=True),
+    Repo("ssru1010/SCMT", "067b7abcbba9607420fa3e9db10197c2e1eebe07", K.RESEARCH, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
