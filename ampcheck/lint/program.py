@@ -424,6 +424,10 @@ class ClassInfo:
     # run time (`setattr(self, name, scaler.scale(loss))` for each name of a list): a backward
     # of any `self.<attr>` in the class may run on it
     stores_scaled: bool = False
+    # attributes handed whole, as an argument, to a call of a function or method (`clip(params,
+    # scaler=self.scaler, optimizer=opt)`) and otherwise used only as the receiver of method
+    # calls: what the callee does with it, the project says
+    handed: frozenset[str] = frozenset()
     # attribute -> the attributes the class asserts are None wherever it sets that one (every
     # `self.x = <not None>` in its methods comes after `assert self.y is None` in its function,
     # and each `self.y = <not None>` of the class before that assert, or in `__init__`):
@@ -681,8 +685,9 @@ class _Builder:
                 attrs[s.name.value] = attrs[held]
             if held is not None and held != s.name.value:
                 aliases[s.name.value] = held
+        escapes, handed = self._escapes(c)
         return ClassInfo(
-            key, tuple(bases), methods, attrs, self._escapes(c), aliases, c in self._storing_scaled, self._none_while(c),
+            key, tuple(bases), methods, attrs, escapes, aliases, c in self._storing_scaled, handed, self._none_while(c),
         )
 
     def _none_while(self, c: cst.ClassDef) -> dict[str, tuple[str, ...]]:
@@ -821,10 +826,12 @@ class _Builder:
         }
         return held.pop() if len(held) == 1 else None
 
-    def _escapes(self, c: cst.ClassDef) -> frozenset[str]:
-        """`self.<attr>` uses that hand the attribute itself on (returned, passed, stored,
-        aliased): anything but calling one of its methods."""
-        out = set()
+    def _escapes(self, c: cst.ClassDef) -> tuple[frozenset[str], frozenset[str]]:
+        """`self.<attr>` uses that hand the attribute itself on (returned, stored, aliased):
+        anything but calling one of its methods; and apart from those, the attributes passed
+        whole as an argument of a call of a named function or method, which the calls' targets
+        may be followed into."""
+        out, handed = set(), set()
         for node in self.tree.attributes:
             if not (isinstance(node.value, cst.Name) and node.value.value == "self"):
                 continue
@@ -841,8 +848,21 @@ class _Builder:
                 continue  # `scaler = self.scaler`, then only its methods called
             if isinstance(parent, cst.Return) and self._returned_by_property(node):
                 continue  # `@property def scaler(self): return self._scaler`: its uses are the property's
+            if self._passed_to_a_named_call(node, parent):
+                handed.add(node.attr.value)
+                continue
             out.add(node.attr.value)
-        return frozenset(out)
+        return frozenset(out), frozenset(handed - out)
+
+    def _passed_to_a_named_call(self, node: cst.Attribute, parent: Optional[cst.CSTNode]) -> bool:
+        """`f(..., self.scaler)`, `helper.clip(params, scaler=self.scaler)`: a whole argument
+        (not unpacked) of a call of a name or an attribute, which the call's op records."""
+        if not (isinstance(parent, cst.Arg) and parent.value is node and not parent.star):
+            return False
+        call = self.tree.parent(parent)
+        return isinstance(call, cst.Call) and isinstance(call.func, (cst.Name, cst.Attribute)) and (
+            not isinstance(call.func, cst.Name) or call.func.value not in _BUILTINS
+        )
 
     def _only_tested(self, node: cst.Attribute, parent: Optional[cst.CSTNode]) -> bool:
         """`_tested_only`, also as an operand of `and`/`or` that is itself only tested (`if

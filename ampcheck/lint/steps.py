@@ -732,6 +732,8 @@ class StepEvents:
         for m, c in line:
             if attr in c.escapes:
                 return False
+            if attr in c.handed and not self._handed_never_calls(m, c, attr, method):
+                return False
             if method == "scale" and self._foreign_base(m, c):
                 return False  # a framework's base class may scale the loss for it
         if attr.startswith("_"):
@@ -747,6 +749,71 @@ class StepEvents:
             for c in other.classes.values():
                 if _calls_on_attr(other, c, attr, (method,)) and any((m.name, k.key) == own for m, k in self.project.mro(other, c)):
                     return False  # a project subclass calls it
+        return True
+
+    def _handed_never_calls(self, module: ModuleSummary, cls: ClassInfo, attr: str, method: str) -> bool:
+        """Whether every call of `cls`'s code (its methods and the functions nested in them)
+        that is handed `self.<attr>` whole enters a project function that never calls `method`
+        on what it receives and hands it on only to such functions (an AMP-safe clipping helper
+        that only unscales: `clip_grad_norm(params, mg, scaler=self.scaler, optimizer=opt)`)."""
+        prefix = f"{cls.key}."
+        return all(
+            self._param_never_calls(target, name, method, depth=0)
+            for key, fn in module.functions.items() if key.startswith(prefix)
+            for op in fn.ops
+            for target, name in self._receivers(module, cls, op, Attr(attr))
+        )
+
+    def _receivers(
+        self, module: ModuleSummary, cls: Optional[ClassInfo], op: Op, ref: Ref,
+    ) -> Iterator[tuple[Optional[tuple[ModuleSummary, FunctionProgram]], str]]:
+        """For each place `op` passes `ref`, the project function it enters and the parameter
+        there that receives it; (None, "") where the call or the parameter cannot be told."""
+        places = [i for i, r in enumerate(op.args) if r == ref]
+        names = [k for k, r in op.kwargs if r == ref]
+        if not places and not names:
+            return
+        target = self._call_target(module, cls, op)
+        if target is None or op.star:
+            yield None, ""
+            return
+        fn = target[1]
+        positional = fn.params[1:] if fn.self_name is not None else fn.params
+        for i in places:
+            yield (target, positional[i]) if i < len(positional) else (None, "")
+        for k in names:
+            yield (target, k) if k in fn.params or k in fn.kwonly else (None, "")
+
+    def _call_target(self, module: ModuleSummary, cls: Optional[ClassInfo], op: Op) -> Optional[tuple[ModuleSummary, FunctionProgram]]:
+        """The project function a call enters, where the call names it: a function of the
+        module, an imported one, or a method of the class of the code that calls it."""
+        callee = op.callee
+        if isinstance(callee, Local):
+            fn = module.functions.get(callee.key)
+            return (module, fn) if fn is not None else None
+        if isinstance(callee, Imported):
+            found = self.project.lookup(callee.qualname, module)
+            return (found.module, found.function) if found is not None and found.function is not None else None
+        if isinstance(callee, SelfMethod) and cls is not None:
+            hit = self.project.method(module, cls, callee.name, after=callee.super_)
+            return (hit[0], hit[2]) if hit is not None else None
+        return None
+
+    def _param_never_calls(
+        self, target: Optional[tuple[ModuleSummary, FunctionProgram]], param: str, method: str, depth: int,
+    ) -> bool:
+        """Whether the function `target` never calls `method` on its parameter `param` and
+        hands it on only to project functions of which the same holds (three calls deep)."""
+        if target is None or depth > 3:
+            return False
+        module, fn = target
+        cls = module.classes.get(fn.cls) if fn.cls is not None else None
+        for op in fn.ops:
+            callee = op.callee
+            if isinstance(callee, Method) and callee.recv == Param(param) and callee.name == method:
+                return False
+            if not all(self._param_never_calls(t, name, method, depth + 1) for t, name in self._receivers(module, cls, op, Param(param))):
+                return False
         return True
 
     def _foreign_base(self, module: ModuleSummary, cls: ClassInfo) -> bool:
