@@ -412,7 +412,12 @@ def _held(line: list[ClassRef], attr: str) -> str:
 
 def _calls_on_attr(module: ModuleSummary, cls: ClassInfo, attr: str, methods: tuple[str, ...]) -> bool:
     """Whether a method of `cls` calls `self.<attr>.<one of methods>(...)`."""
-    return any(isinstance(c, Method) and c.recv == Attr(attr) and c.name in methods for c in _callees(module, cls))
+    return any(_calls_on(c, Attr(attr), methods) for c in _callees(module, cls))
+
+
+def _calls_on(callee: object, recv: Ref, methods: tuple[str, ...]) -> bool:
+    """Whether a call's callee is `<recv>.<one of methods>`."""
+    return isinstance(callee, Method) and callee.recv == recv and callee.name in methods
 
 
 def _callees(module: ModuleSummary, cls: ClassInfo) -> Iterator[object]:
@@ -433,9 +438,7 @@ def _live_calls_on_attr(line: list[ClassRef], attr: str, method: str) -> bool:
                 continue
             fn = module.functions.get(key)
             handed[name] = fn is not None and fn.calls_super(name)
-            if fn is None or any(
-                isinstance(op.callee, Method) and op.callee.recv == Attr(attr) and op.callee.name == method for op in fn.ops
-            ):
+            if fn is None or any(_calls_on(op.callee, Attr(attr), (method,)) for op in fn.ops):
                 return True
     return False
 
@@ -773,30 +776,35 @@ class StepEvents:
         names = [k for k, r in op.kwargs if r == ref]
         if not places and not names:
             return
-        target = self._call_target(module, cls, op)
-        if target is None or op.star:
+        found = self._call_target(module, cls, op)
+        if found is None or op.star:
             yield None, ""
             return
-        fn = target[1]
-        positional = fn.params[1:] if fn.self_name is not None else fn.params
+        target_module, fn, bound = found
+        target = (target_module, fn)
+        positional = fn.params if bound or fn.self_name is None else fn.params[1:]
         for i in places:
             yield (target, positional[i]) if i < len(positional) else (None, "")
         for k in names:
             yield (target, k) if k in fn.params or k in fn.kwonly else (None, "")
 
-    def _call_target(self, module: ModuleSummary, cls: Optional[ClassInfo], op: Op) -> Optional[tuple[ModuleSummary, FunctionProgram]]:
-        """The project function a call enters, where the call names it: a function of the
-        module, an imported one, or a method of the class of the code that calls it."""
+    def _call_target(
+        self, module: ModuleSummary, cls: Optional[ClassInfo], op: Op,
+    ) -> Optional[tuple[ModuleSummary, FunctionProgram, bool]]:
+        """The project function a call enters, where the call names it, and whether it is
+        called as written (its first parameter takes the first argument): a function of the
+        module, an imported one, or a method of the class of the code that calls it. A
+        constructor is none: what its `__init__` stores in the object, ops do not show."""
         callee = op.callee
         if isinstance(callee, Local):
             fn = module.functions.get(callee.key)
-            return (module, fn) if fn is not None else None
+            return (module, fn, fn.cls is None) if fn is not None else None
         if isinstance(callee, Imported):
-            found = self.project.lookup(callee.qualname, module)
-            return (found.module, found.function) if found is not None and found.function is not None else None
+            hit = self._imported(callee.qualname, module)
+            return (hit[0], hit[1], True) if hit is not None and hit[3] else None
         if isinstance(callee, SelfMethod) and cls is not None:
-            hit = self.project.method(module, cls, callee.name, after=callee.super_)
-            return (hit[0], hit[2]) if hit is not None else None
+            found = self.project.method(module, cls, callee.name, after=callee.super_)
+            return (found[0], found[2], False) if found is not None else None
         return None
 
     def _param_never_calls(
@@ -809,8 +817,7 @@ class StepEvents:
         module, fn = target
         cls = module.classes.get(fn.cls) if fn.cls is not None else None
         for op in fn.ops:
-            callee = op.callee
-            if isinstance(callee, Method) and callee.recv == Param(param) and callee.name == method:
+            if _calls_on(op.callee, Param(param), (method,)):
                 return False
             if not all(self._param_never_calls(t, name, method, depth + 1) for t, name in self._receivers(module, cls, op, Param(param))):
                 return False
@@ -1223,7 +1230,7 @@ class StepEvents:
         elif isinstance(callee, Imported):
             if not _TRAINING_NAME.search(callee.qualname.rpartition(".")[2]) and not self._hands_amp_state(op, frame):
                 return  # nothing of the step goes in: no need to read the module it lives in
-            target = self._imported(callee.qualname, frame)
+            target = self._imported(callee.qualname, frame.module)
         if target is None:
             self._opaque(op, frame, guards, out)
             return
@@ -1231,8 +1238,8 @@ class StepEvents:
             module, fn, self_cls, bound = target
             self._enter(op, frame, guards, out, module, fn, self_cls, skip_self=not bound, same_self=isinstance(callee, SelfMethod))
 
-    def _imported(self, qualname: str, frame: _Frame) -> Optional[tuple[ModuleSummary, FunctionProgram, Optional[ClassRef], bool]]:
-        symbol = self.project.lookup(qualname, frame.module)
+    def _imported(self, qualname: str, module: ModuleSummary) -> Optional[tuple[ModuleSummary, FunctionProgram, Optional[ClassRef], bool]]:
+        symbol = self.project.lookup(qualname, module)
         if symbol is None:
             return None
         if symbol.function is not None:
