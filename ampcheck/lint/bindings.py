@@ -82,6 +82,9 @@ class Binding:
     inferred: bool = False
     class_qualname: Optional[str] = None
     toggles: tuple[str, ...] = ()
+    # the conditions (canonical text, value) under each of which alone a scaler is on: its
+    # `enabled=` test, the test of `GradScaler() if c else None`, the `if`s it is built under
+    on_when: tuple[tuple[str, bool], ...] = ()
     # what made an "instance" whose class only its maker knows: `self.setup_optimizers`,
     # `build_scaler` (the callee of `x = self.setup_optimizers()`)
     maker: Optional[cst.BaseExpression] = None
@@ -235,6 +238,43 @@ class Bindings:
 
     def assigned_before(self, fn: cst.FunctionDef, name: str, at: cst.CSTNode) -> bool:
         return any(self.tree.precedes(n, at) for n, _ in self._by_key.get((fn, name), ()))
+
+    def _built_where(self, node: cst.CSTNode) -> Iterator[tuple[str, bool]]:
+        """The conditions a scaler built at `node` is on under: the tests of the `if`s (in its
+        function) it is built under, each with the value it has on the side that builds it."""
+        child = node
+        for anc in self.tree.ancestors(node):
+            if isinstance(anc, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+                return
+            if isinstance(anc, cst.If) and child is not anc.test:
+                yield from self._on_under(anc.test, child is anc.body, node)
+            child = anc
+
+    def _on_under(self, test: cst.BaseExpression, value: bool, at: cst.CSTNode) -> Iterator[tuple[str, bool]]:
+        """`_conditions` of a test a scaler built at `at` is on under, and the same for each
+        attribute its function copies the test into unchanged (`self.fp16 = fp16` beside
+        `GradScaler(enabled=fp16)`): the methods of the object test that."""
+        yield from self._conditions(test, value)
+        fn = self.tree.enclosing_function(at)
+        if fn is None:
+            return
+        text = self.tree.condition_text(test)
+        for node in preorder(fn):
+            if isinstance(node, cst.Assign) and len(node.targets) == 1 and type(node.value) is type(test) and self.tree.condition_text(node.value) == text:
+                key = dotted(node.targets[0].target)
+                if key is not None and key.startswith("self.") and key.count(".") == 1:
+                    yield key, value
+
+    def _conditions(self, test: cst.BaseExpression, value: bool) -> Iterator[tuple[str, bool]]:
+        """What `test` having `value` says holds, as (canonical text, value) pairs: the test
+        itself, the test under a `not`, each operand of an `and` that holds or an `or` that
+        fails."""
+        yield self.tree.condition_text(test), value
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            yield from self._conditions(test.expression, not value)
+        elif isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And if value else cst.Or):
+            yield from self._conditions(test.left, value)
+            yield from self._conditions(test.right, value)
 
     # -- lookups ------------------------------------------------------------------------------
     def _built_under(self, node: cst.CSTNode) -> Iterator[str]:
@@ -400,7 +440,10 @@ class Bindings:
                 continue
             binding = self._classify(node.value, key, scope)
             if binding is not None and binding.kind == "scaler" and not binding.inferred:
-                binding = replace(binding, toggles=tuple(dict.fromkeys((*binding.toggles, *self._built_under(node)))))
+                binding = replace(
+                    binding, toggles=tuple(dict.fromkeys((*binding.toggles, *self._built_under(node)))),
+                    on_when=tuple(dict.fromkeys((*binding.on_when, *self._built_where(node)))),
+                )
             if isinstance(node, cst.AnnAssign) and (binding is None or binding.kind in _STAND_INS):
                 if SCALER_ANNOTATION.search(self.tree.code_for(node.annotation.annotation)):
                     binding = Binding("scaler", key, node.value, enabled=None, scope=scope)
@@ -512,14 +555,20 @@ class Bindings:
             return self._classify(value.body if test else value.orelse, key, scope, depth + 1)
         branches = [self._classify(v, key, scope, depth + 1) for v in (value.body, value.orelse)]
         merged = _merge(branches)
-        if merged is not None:
-            return replace(merged, node=value) if merged.kind == "scaler" else merged
-        found = [b for b in branches if b is not None]
-        if not found or len({b.kind for b in found}) != 1:
-            return None
-        # `Net() if x else None`; an instance of an imported class (a scaler the project
-        # re-exports?) that may be None is maybe on
-        return replace(found[0], enabled=None) if len(found) != len(branches) else found[0]
+        if merged is None:
+            found = [b for b in branches if b is not None]
+            if not found or len({b.kind for b in found}) != 1:
+                return None
+            # `Net() if x else None`; an instance of an imported class (a scaler the project
+            # re-exports?) that may be None is maybe on
+            merged = replace(found[0], enabled=None) if len(found) != len(branches) else found[0]
+        elif merged.kind == "scaler":
+            merged = replace(merged, node=value)
+        if merged.kind in ("scaler", "instance") and (is_none(value.body) or is_none(value.orelse)):
+            # `GradScaler() if use_amp else None`: no scaler where `use_amp` fails
+            on = self._on_under(value.test, not is_none(value.body), value)
+            merged = replace(merged, on_when=tuple(dict.fromkeys((*merged.on_when, *on))))
+        return merged
 
     def _scaler_classes_named(self, name: cst.Name) -> Optional[frozenset[str]]:
         """The GradScaler classes a local name holds where it is called, when every
@@ -562,8 +611,10 @@ class Bindings:
         enabled_expr = call_argument(call, "enabled", _ENABLED_POS_DEVICE_FIRST if device_first else _ENABLED_POS_LEGACY)
         enabled: Optional[bool] = True
         toggles: tuple[str, ...] = ()
+        on_when: tuple[tuple[str, bool], ...] = ()
         if enabled_expr is not None:
             enabled = self.consts.truth(enabled_expr)
+            on_when = tuple(dict.fromkeys(self._on_under(enabled_expr, True, call))) if enabled is None else ()
             toggles = tuple(dict.fromkeys(
                 n for n in re.findall(r"[A-Za-z_][\w.]*", self.tree.code_for(enabled_expr))
                 if n not in ("True", "False", "None")
@@ -582,7 +633,7 @@ class Bindings:
         unit = init is not None and self.consts.value(init) == 1 and not isinstance(self.consts.value(init), bool)
         return Binding(
             "scaler", key, call, qual, enabled=enabled, built_enabled=enabled, device=device, scope=scope, toggles=toggles,
-            unit_scale=unit,
+            unit_scale=unit, on_when=on_when,
         )
 
     def _params_of(self, call: cst.Call) -> Optional[str]:
@@ -757,6 +808,8 @@ def _merge(bindings: list[Optional[Binding]]) -> Optional[Binding]:
         return replace(
             scalers[0], enabled=enabled, built_enabled=_merge_enabled([b.built_enabled for b in scalers]),
             toggles=tuple(dict.fromkeys(t for b in scalers for t in b.toggles)),
+            # (on only where each of the scalers is: None or a stand-in adds no way to be on)
+            on_when=tuple(c for c in scalers[0].on_when if all(c in b.on_when for b in scalers[1:])),
         )
     if len(known) != len(bindings) or len({b.kind for b in known}) != 1:
         return None

@@ -141,6 +141,9 @@ class BindingInfo:
     passed_as: Optional[str] = None  # an "instance" of what the class's constructions pass as this `__init__` parameter
     used_as_scaler: bool = False  # ... used in its file as only a GradScaler is (a scaler where the project cannot say what made it)
     unit_scale: bool = False  # a GradScaler built with `init_scale=1`
+    # the conditions (canonical text, value) under each of which alone a scaler is on (None or
+    # disabled elsewhere): `enabled=c`, `GradScaler() if c else None`, built under `if c:`
+    on_when: tuple[tuple[str, bool], ...] = ()
     # an optimizer built from all the parameters of one module and no others (`Adam(self.policy.parameters())`):
     # the key of the class (for `self.` attributes) or function it was built in, and that module as written there
     owns: Optional[tuple[str, str]] = None
@@ -1018,7 +1021,7 @@ class _Builder:
             return None
         cls = f"{self.module_name}.{scope_key(self.tree, b.cls)}" if b.cls is not None else b.class_qualname
         return BindingInfo(
-            b.kind, b.qualname, b.enabled, b.device, cls, b.inferred, b.toggles, self._maker(b), b.item, unit_scale=b.unit_scale,
+            b.kind, b.qualname, b.enabled, b.device, cls, b.inferred, b.toggles, self._maker(b), b.item, unit_scale=b.unit_scale, on_when=b.on_when,
             used_as_scaler=b.kind == "instance" and b.maker is not None and self.b.used_as_scaler(b),
             owns=self._owns(b) if b.kind == "optimizer" else None,
         )

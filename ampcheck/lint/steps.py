@@ -1546,7 +1546,7 @@ class StepEvents:
         cls = self._class_of(b, module)
         if b is not None and b.kind == "instance":
             if cls is not None:
-                b = BindingInfo(self.project.base_kind(*cls) or "object", b.qualname, b.enabled, cls=b.cls)
+                b = BindingInfo(self.project.base_kind(*cls) or "object", b.qualname, b.enabled, cls=b.cls, on_when=b.on_when)
             else:
                 b = _external_instance(self.project.canonical(b.cls or "", module), b)
         return Val(text, b, cls=cls, qualname=qualname)
@@ -1678,7 +1678,8 @@ class StepEvents:
             return v.ident, v.binding  # type: ignore[return-value]
         if v.cls is not None and self.project.base_kind(*v.cls) == "scaler":
             enabled = v.binding.enabled if v.binding is not None and v.binding.kind != "instance" else None
-            return v.ident, BindingInfo("scaler", enabled=enabled, inferred=v.binding is None)  # type: ignore[return-value]
+            on_when = v.binding.on_when if v.binding is not None else ()
+            return v.ident, BindingInfo("scaler", enabled=enabled, inferred=v.binding is None, on_when=on_when)  # type: ignore[return-value]
         return None
 
     def _reached_through(self, v: Val) -> set[str]:
@@ -1795,7 +1796,7 @@ def _argument(op: Op, init: FunctionProgram, param: str) -> tuple[bool, Optional
 
 def _external_instance(qualname: str, b: BindingInfo) -> Optional[BindingInfo]:
     if is_scaler_class(qualname):
-        return BindingInfo("scaler", qualname, None if b.enabled is not False else False)
+        return BindingInfo("scaler", qualname, None if b.enabled is not False else False, on_when=b.on_when)
     return BindingInfo("optimizer", qualname) if is_optimizer_class(qualname, qualname.rsplit(".", 1)[-1]) else None
 
 

@@ -349,12 +349,40 @@ def _judge(model: FileModel, code: str, rule: Rule) -> Iterator[Finding]:
     seen: set[tuple[int, int]] = set()
     for step in _steps(model):
         for event, message in rule(step):
+            if _scalers_off_at(step, event):
+                continue
             if event.node is None and _shown_alone(model, rule, event):
                 continue
             found = model.event_finding(code, event, message)
             if found is not None and (found.line, found.col) not in seen:
                 seen.add((found.line, found.col))
                 yield found
+
+
+def _scalers_off_at(step: _Step, e: Event) -> bool:
+    """Whether every scaler judged here is None or disabled where `e` runs: `e` is on the side
+    of an `if` where a condition the scaler is on under fails (`GradScaler(enabled=c)`,
+    `GradScaler() if c else None`, `if c: scaler = GradScaler()`; the `else` of `if c:`). There
+    a disabled scaler's calls are the plain ones (`scale` returns the loss, `step` calls
+    `optimizer.step()`) and a None one raises at its first call: no protocol is left to break."""
+    scalers = step.scalers().values()
+    return bool(scalers) and all(
+        b is not None and any(_fails(g, c) for g in e.guards for c in b.on_when) for b in scalers
+    )
+
+
+def _fails(g: Guard, condition: tuple[str, bool]) -> bool:
+    """Whether the side `g` of an `if` runs only where `condition` (text, value) does not hold."""
+    text, value = condition
+    t = g.test
+    if t is None or g.branch not in (Branch.BODY, Branch.ORELSE):
+        return False
+    if t.text == text:
+        return (g.branch is Branch.BODY) != value
+    if t.negated is not None and t.negated.text == text:
+        return (g.branch is Branch.BODY) == value
+    parts = t.conjuncts if g.branch is Branch.BODY else t.disjuncts
+    return any(p.text == text and (g.branch is Branch.BODY) != value for p in parts)
 
 
 def _shown_alone(model: FileModel, rule: Rule, event: Event) -> bool:
