@@ -92,10 +92,11 @@ _SCALED_KEEPERS = frozenset(
 _LINEAR_OPERATORS = (cst.Multiply, cst.Divide)
 _ORDER = (cst.LessThan, cst.GreaterThan, cst.LessThanEqual, cst.GreaterThanEqual)  # comparisons by magnitude
 # What a read of a gradient's size is (a norm, an extreme, a power, a number out of a tensor)
-# and what carries a gradient on linearly (its result scales with the gradient).
+# and what carries a gradient on linearly (its result scales with the gradient). `sign` is
+# neither: the sign of a gradient times the (positive) loss scale is the gradient's own.
 _MAGNITUDE_READS = frozenset(
     {"norm", "vector_norm", "matrix_norm", "_foreach_norm", "abs", "abs_", "max", "min", "amax", "amin", "pow", "pow_",
-     "sqrt", "square", "item", "tolist", "numpy", "std", "var", "log", "exp", "clamp", "clamp_", "clip", "clip_", "sign",
+     "sqrt", "square", "item", "tolist", "numpy", "std", "var", "log", "exp", "clamp", "clamp_", "clip", "clip_",
      "topk"}
     | CLIP
 )
