@@ -487,6 +487,14 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ("wwangg22/torchNeRF", "stage1.py", "drop_update", 1293):
         "dead code: the script's loop calls chunked_train_step; its call of train_step is commented out and nothing "
         "else calls it",
+    # stop 46, each read
+    **{
+        ("LegendOP1098/HelioResolve", "solarres_sr/training.py", "drop_update", line):
+            "the discriminator and the generator each run unscale_ then step before the other update(), which resets "
+            "both optimizers and reads both inf checks: one update per iteration is the documented pattern for two "
+            "optimizers, whichever of the two is dropped"
+        for line in (731, 750)
+    },
 }
 
 # Repositories too large to mutate every file in the time a run has: at most this many of

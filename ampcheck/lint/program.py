@@ -1518,6 +1518,9 @@ class _Builder:
     # -- references -------------------------------------------------------------------------------------
     def ref(self, expr: cst.BaseExpression) -> Ref:
         """What an expression stands for at its place in its function."""
+        if isinstance(expr, cst.IfExp) and is_none(expr.orelse) != is_none(expr.body):
+            # `scaler if use_amp else None`: the object, where there is one (calls on None raise)
+            return self.ref(expr.orelse if is_none(expr.body) else expr.body)
         if not isinstance(expr, cst.Name):
             scaled = self._scaled_ref(expr)
             if scaled is not None:
