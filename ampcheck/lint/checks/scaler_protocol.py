@@ -22,6 +22,7 @@ from ampcheck.lint.checks import check
 from ampcheck.lint.closures import local_use
 from ampcheck.lint.kinds import is_scaler_class, scale_invariant_optimizer, scaler_shaped
 from ampcheck.lint.model import FileModel
+from ampcheck.lint.names import dotted
 from ampcheck.lint.program import Attr, BindingInfo as Binding, Branch, GuardKind, Imported, Method, Param, Ref, Test, Value
 from ampcheck.lint.steps import Event, EventKind, Guard, OnePins, exclusive, separating
 
@@ -1245,8 +1246,10 @@ def scaler_created_in_loop(model: FileModel) -> Iterator[Finding]:
         for e in events:
             if e.kind in (EventKind.SCALED_BACKWARD, EventKind.SCALER_STEP, EventKind.BACKWARD, EventKind.OPT_STEP):
                 training.update(g.spec.node for g in e.guards if g.is_loop)
-            if e.kind in (EventKind.SCALER_STEP, EventKind.UNSCALE) and e.scaler is not None and isinstance(e.target, str):
-                stepped.setdefault(e.scaler, set()).add(e.target)
+            if e.kind in (EventKind.SCALER_STEP, EventKind.UNSCALE) and e.scaler is not None:
+                name = _stepped_name(e)
+                if name is not None:
+                    stepped.setdefault(e.scaler, set()).add(name)
             if e.kind == EventKind.SCALER_STEP and e.scaler is not None:
                 loops = [g.spec.node for g in e.guards if g.is_loop]  # outermost first, callers' before callees'
                 outer.setdefault(e.scaler, set()).update(loops[:-1])
@@ -1258,7 +1261,7 @@ def scaler_created_in_loop(model: FileModel) -> Iterator[Finding]:
         if loop is None or loop not in training:
             continue
         if any(loop in model.ancestors(n) for n in setup) or any(model.bindings.bound_under(loop, t) for t in stepped.get(b.key, ())):
-            continue  # a fresh run per iteration (a fold, a sweep): model or optimizer are rebuilt too
+            continue  # a fresh run per iteration (a fold, a sweep): model or optimizer (or the list holding it) are rebuilt too
         nested = loop in outer.get(b.key, ())  # (its steps repeat in a loop inside this one)
         yield model.finding(
             "AMP108", b.node,
@@ -1271,6 +1274,19 @@ def scaler_created_in_loop(model: FileModel) -> Iterator[Finding]:
             "reset every iteration: the scale never adapts and early overflows repeat; create it once "
             "before the loop"),
         )
+
+
+def _stepped_name(e: Event) -> Optional[str]:
+    """The name an `unscale_`/`step` of this file hands its optimizer by: the optimizer's, or
+    that of the list it is picked from (`scaler.step(optimizers[i])`: `optimizers`)."""
+    if isinstance(e.target, str):
+        return e.target
+    if not isinstance(e.node, cst.Call) or not e.node.args:
+        return None
+    arg = e.node.args[0].value
+    while isinstance(arg, cst.Subscript):
+        arg = arg.value
+    return dotted(arg)
 
 
 def _made_by_a_call(node: cst.CSTNode) -> bool:
