@@ -1626,6 +1626,28 @@ REPOS: tuple[Repo, ...] = (
     Repo("xyfJASON/visual-tokenizer-pytorch", "351d29ddf8f41d8ac41224025023668ed4ad0de0", K.DIFFUSION, late=True),
     Repo("JSALT2024/spoter2", "8a7568558544fbcf244d56b093931164c6dab4e6", K.RESEARCH, late=True),
     Repo("abmoRobotics/CloneLab", "a53fd1d5267f3c1a9927962a727210fce7dbc96b", K.RL, late=True),
+    # stop 46, second batch: medical imaging, self-supervised pretraining, video, few-shot, training frameworks and templates, a GNN framework; read first at 3c98e8a
+    Repo("parvezamu/MICCAI2026_Submission", "e7f963bb3a38ceb52ff50a20ea90e0bc962f1e68", K.VISION, late=True),
+    Repo("Tonyxu74/lejepa_histo", "1f7b60e118a445a2edc77618fbb8955204d28439", K.RESEARCH, late=True),
+    Repo("JoohyungLee0106/medmnist_selfsup", "f03071f15691523313afc87acdc5eb0954b06aa8", K.VISION, late=True),
+    Repo("alim98/Synapseclr", "6fe5b430d28560c3d55cd497859822d073146c14", K.RESEARCH, late=True),
+    Repo("multimodallearning/UnleashingRegistration", "cd1fce1ca3214fc731d72cbd7d7cfb89f8d808c5", K.VISION, late=True),
+    Repo("gabmoreira/hyper", "cf78ca7bdf4b25595a39b7649de3b3132b09a4a7", K.RESEARCH, late=True),
+    Repo("Coder-God2901/brainTumorSegmentation", "08f33c36bad9f4da62be41991693ba20097552d1", K.VISION, late=True),
+    Repo("davidsvy/fractal_video", "7dd100f18bdce772444bd365ea32eb467844e77e", K.VISION, late=True),
+    Repo("dongzj56/Multimodal_AD", "b0ac9ace40b479c5553d7dfe9795d8fa5a4f1550", K.VISION, late=True),
+    Repo("Nafi14078/ContextualDenoising-BrainTumorSSL", "40456d352e33aef967f093385dcc4cd5ed8c431d", K.RESEARCH, late=True),
+    Repo("awmthink/pytorch-in-action", "50889daad97fd22ef00ade14bbed15d8fc0e5e45", K.FRAMEWORK, late=True),
+    Repo("SadEnjoyer/diffusion", "e5ba2b87cd0d58d8ff9df76d798432925f47c704", K.FRAMEWORK, late=True),
+    Repo("AbdelrhmanEbied/my-ml-utils", "46a8a90ba70b1f8ad066dcb2c783d2a574f9dc20", K.FRAMEWORK, late=True),
+    Repo("AntonGlenbovitch/pytorch_training_template", "dff3b9d4be38ae58a939237cea23c9899ed7048c", K.VISION, late=True),
+    Repo("Linfeng-Lee/cv_framework", "ed2214041962ed1eacf508902032ee6405de2346", K.FRAMEWORK, late=True),
+    Repo("rudraditya21/vit-pytorch", "e50a0d1c1b824d895a4a2fe8c8555379578fd3fa", K.VISION, late=True),
+    Repo("hankyul2/pytorch-image-classification", "074c6593a8d07dd838d4470c52be720581e5d428", K.VISION, late=True),
+    Repo("Disty0/diffusion-trainer", "8d07569ac5b08c70b9939ed84af2b650b41dd4f4", K.DIFFUSION, late=True),
+    Repo("hieunt2501/vietnamese-punctuation-restoration", "63f56abc18e60e26eeac62e8d3c861d9294929c1", K.LLM, late=True),
+    Repo("Anirudh3167/ArchTune", "0c39c011a891c14ad5c56da3ca34016adf4e951e", K.LLM, late=True),
+    Repo("microsoft/DeepGNN", "4414cef41c0f43535704ba5ab66016cf17390147", K.FRAMEWORK, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
