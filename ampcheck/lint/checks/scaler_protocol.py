@@ -777,7 +777,7 @@ def _stepped_again(step: _Step, s: str, b: Optional[Binding]) -> Iterator[tuple[
             if x is again or x.target is None or x.target != again.target:
                 continue
             i, j = step.index(x), step.index(again)
-            if exclusive(x, again) or not (step.dominates(x, again, b, s) if i < j else step.dominates(again, x, b, s)):
+            if exclusive(x, again) or not (_runs_before_every(step, x, again, b, s) if i < j else step.dominates(again, x, b, s)):
                 continue  # (round the loop: `again` runs on every iteration after one `x` ran on)
             if i < j:
                 if any(i < step.index(r) < j and not exclusive(r, again) for r in resets):
@@ -797,6 +797,13 @@ def _stepped_again(step: _Step, s: str, b: Optional[Binding]) -> Iterator[tuple[
                 continue
             yield x, again
             break
+
+
+def _runs_before_every(step: _Step, x: Event, again: Event, b: Optional[Binding], s: str) -> bool:
+    """Whether `x` (earlier in the pass) has run whenever `again` runs: in the same iteration or
+    in the one around the loop `again` is in (a step, then a loop of further steps of the same
+    optimizer), under no condition `again` is not under."""
+    return _loops_prefix(x.loops, again.loops) and step.conditions(x, b, s) <= step.known(again, b, s)
 
 
 def _stale(step: _Step, st: Event, s: str, b: Optional[Binding]) -> Optional[Event]:
