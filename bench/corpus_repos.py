@@ -1648,6 +1648,17 @@ REPOS: tuple[Repo, ...] = (
     Repo("hieunt2501/vietnamese-punctuation-restoration", "63f56abc18e60e26eeac62e8d3c861d9294929c1", K.LLM, late=True),
     Repo("Anirudh3167/ArchTune", "0c39c011a891c14ad5c56da3ca34016adf4e951e", K.LLM, late=True),
     Repo("microsoft/DeepGNN", "4414cef41c0f43535704ba5ab66016cf17390147", K.FRAMEWORK, late=True),
+    # stop 46, third batch: hand-written LM pretraining (MoE, state-space, recurrent), translation, distillation, protein CLIP; read first at b8c0d3b
+    Repo("mcantimmy/optimal_MoE", "290f3529b5b5d126d31eab7e1b256c8b200e0109", K.LLM, late=True),
+    Repo("Orolol/gptoughts", "10d058cda30eed63380df1488edf9652713d9673", K.LLM, late=True),
+    Repo("Thomasche69/SmallLLM", "57c7c80cf9061b2e0cc476e17ab60c892679affe", K.LLM, late=True),
+    Repo("serhanylmz/topoformer-ssm", "5a5ba72c2855ca7f6b17b2f3e322a479272a32cd", K.LLM, late=True),
+    Repo("chahat-101/Distill-MiniGPT", "6bff12df7e35d079bbaf09cade62dfb9108de44f", K.LLM, late=True),
+    Repo("Mekadrom/conlang-translator-v2", "ec5a411bc94328ce7bdebe0d14304ad99f08763a", K.LLM, late=True),
+    Repo("iam-saiteja/HGDM-Hierarchical-Gated-Delta-Memory", "26d0f176154da324213fead5ad82940326098665", K.LLM, late=True),
+    Repo("MrJc01/crom-microllm-think-vetor", "c5208526f069b8382eb6dd51d26fc45bd3b2bcad", K.LLM, late=True),
+    Repo("pan-emily/protein-clip", "d4e224e299d464a48abdfff96b8011d69d35f2b3", K.RESEARCH, late=True),
+    Repo("Shutong-Hou/Bilinear-Memory-Machine-V1", "adfc8444b4a0cc5453b045aa93e6779dd59baa2a", K.LLM, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
