@@ -495,6 +495,15 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             "optimizers, whichever of the two is dropped"
         for line in (731, 750)
     },
+    ("mcantimmy/optimal_MoE", "test_moe.py", "drop_update", 221):
+        "a test that runs one scaled step, in no loop: without the update no second step follows to raise, and one "
+        "step never adapts the scale anyway",
+    **{
+        ("iam-saiteja/HGDM-Hierarchical-Gated-Delta-Memory", path, "step_to_opt", line):
+            "unscale_(opt) runs first and a non-finite clipped norm skips the iteration: the hand step only ever "
+            "takes finite, unscaled gradients, and update() reads the inf check unscale_ recorded, as after scaler.step"
+        for path, line in (("v1/train_dpo_v1.py", 171), ("v1/train_omega_v1.py", 154))
+    },
 }
 
 # Repositories too large to mutate every file in the time a run has: at most this many of
