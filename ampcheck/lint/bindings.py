@@ -114,9 +114,17 @@ class Bindings:
         # whose use here is one only a GradScaler has: a scaler where the project cannot say
         # what the function returns
         self._used_as_scaler: set[tuple[Optional[cst.CSTNode], str]] = set()
+        # (scope, key) of `self.` attributes and names annotated as an optimizer (`self.optimizer:
+        # Optimizer`, with or without a value): whatever a factory binds there is one
+        self._declared_optimizers: dict[tuple[Optional[cst.CSTNode], str], cst.AnnAssign] = {}
         for node in tree.assigns:
             if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
                 self._add_assignment(node)
+            if isinstance(node, cst.AnnAssign) and self._annotates_optimizer(node.annotation):
+                key = dotted(node.target)
+                scope = self._scope_of(node, key) if key is not None else False
+                if key is not None and scope is not False:
+                    self._declared_optimizers[(scope, key)] = node
         self._infer_scalers()
         self.all: list[Binding] = [
             b for entries in self._by_key.values() for _, b in entries if b is not None
@@ -200,13 +208,17 @@ class Bindings:
         return self._classes.get(name)
 
     def class_attributes(self, cls: cst.ClassDef) -> dict[str, Binding]:
-        """`self.<attr>` key -> what the class's own methods bind it to (all assignments merged)."""
+        """`self.<attr>` key -> what the class's own methods bind it to (all assignments merged),
+        or the optimizer its annotation declares where they say no more."""
         out = {}
         for (scope, key), entries in self._by_key.items():
             if scope is cls:
                 merged = _merge_attribute(entries)
                 if merged is not None:
                     out[key] = self._use_over_place(merged, (scope, key))
+        for (scope, key), node in self._declared_optimizers.items():
+            if scope is cls and (key not in out or out[key].kind in (*_STAND_INS, "instance")):
+                out[key] = Binding("optimizer", key, node, scope=scope)
         for (scope, key), b in self._inferred.items():
             if scope is cls and key not in out:
                 out[key] = b
@@ -214,11 +226,22 @@ class Bindings:
 
     def param_binding(self, fn: cst.FunctionDef, name: str) -> Optional[Binding]:
         """What a parameter is when no caller says: a scaler by annotation (`scaler:
-        GradScaler | None`) or by use (`scaler.scale(loss).backward()`), maybe on."""
+        GradScaler | None`) or by use (`scaler.scale(loss).backward()`), maybe on; an optimizer
+        by annotation (`optimizer: Optional[Optimizer]`)."""
         p = named_param(fn, name)
         if p is not None and p.annotation is not None and SCALER_ANNOTATION.search(self.tree.code_for(p.annotation.annotation)):
             return Binding("scaler", name, p, enabled=None, scope=fn, inferred=True)
+        if p is not None and p.annotation is not None and self._annotates_optimizer(p.annotation):
+            return Binding("optimizer", name, p, scope=fn)
         return self._inferred.get((fn, name))
+
+    def _annotates_optimizer(self, annotation: cst.Annotation) -> bool:
+        """An annotation naming torch's `Optimizer` (also inside `Optional[...]`, `X | None`)."""
+        return any(
+            q in _OPTIMIZER_TYPES
+            for node in preorder(annotation.annotation) if isinstance(node, (cst.Name, cst.Attribute))
+            for q in self.tree.names.resolve(node)
+        )
 
     def bound_under(self, node: cst.CSTNode, key: str) -> bool:
         """Whether an assignment under `node` (a loop's body) binds `key`, whatever the value."""
@@ -841,6 +864,9 @@ def _conditional_block(stmt: cst.CSTNode, child: cst.CSTNode) -> bool:
     if isinstance(stmt, (cst.Try, cst.TryStar)):
         return child is stmt.body
     return False
+
+
+_OPTIMIZER_TYPES = frozenset({"torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"})
 
 
 def _merge_enabled(values: Iterable[Optional[bool]]) -> Optional[bool]:
