@@ -1659,6 +1659,21 @@ REPOS: tuple[Repo, ...] = (
     Repo("MrJc01/crom-microllm-think-vetor", "c5208526f069b8382eb6dd51d26fc45bd3b2bcad", K.LLM, late=True),
     Repo("pan-emily/protein-clip", "d4e224e299d464a48abdfff96b8011d69d35f2b3", K.RESEARCH, late=True),
     Repo("Shutong-Hou/Bilinear-Memory-Machine-V1", "adfc8444b4a0cc5453b045aa93e6779dd59baa2a", K.LLM, late=True),
+    # stop 46, fourth batch: fine-grained classification, adversarial training, noisy labels, distillation; read first at b824350
+    Repo("sovrasov/simple-cls-models", "ceb7de04c695f727e9a57ac083d3a11dd190a073", K.VISION, late=True),
+    Repo("cyizhuo/Fine-Grained-Image-Classification", "7abb02aa7c031cf629ac6a46073952d66f3e2b59", K.VISION, late=True),
+    Repo("MrShu86/Fine-grained-Chinese-dish-recognition-on-CNFOOD-241", "c4282f2b0d8928e598144cb07a0a71724e74eb88", K.VISION, late=True),
+    Repo("Reon-Jin/Fine-Grained-Recognition", "fb770f2a7a85bfe24424bea71419c034bcdaf045", K.RESEARCH, late=True),
+    Repo("CHENBIN99/Adversarial-training", "286c43a84bfdd3ccf4a27e19223768d7b88da849", K.RESEARCH, late=True),
+    Repo("hushon/noisy-label", "8757a2d40214a49d8b9be2d9a4ecfa9562c04e23", K.RESEARCH, late=True),
+    Repo("Sourodyuti/Efficient-Knowledge-Distillation-for-Lightweight-Image-Classification", "7ad1f3cc30e55477c0bea1aaadd1530c40c94f05", K.VISION, late=True),
+    Repo("canatess/VLM-to-CNN-Knowledge-Distillation", "26619ea1c21d05452dcfb12ab5dc9922ca2e93a6", K.MULTIMODAL, late=True),
+    # stop 46, fifth batch: a speech codec, a DreamerV3 agent, audio diffusion, offline RL for driving, a TTS stack; read first at b824350
+    Repo("Alimjoo/tada_codec_project-", "18270088ff203105cfb1b4a08497ec351e079b19", K.TTS_GAN, late=True),
+    Repo("burchim/DreamerV3-PyTorch", "a6ee1d86cf3e387694d58a49aa3e81a5b010d8c5", K.RL, late=True),
+    Repo("icedoom888/Conditional-Diffusion-Audio", "bb6b305d5eb78c2f10865c4ab0a269e9c1d77f6c", K.DIFFUSION, late=True),
+    Repo("d00rk/HilpDriving", "64926c946f5b2feb246e30e7f9f1f408e0522d93", K.RL, late=True),
+    Repo("ChiefTriston/TTS-Core-Remastered-1", "15f2acbd726a2c4af25bef99a9668bc9ef5d1d1d", K.TTS_GAN, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
