@@ -55,6 +55,29 @@ def compared_to_none(expr: cst.BaseExpression) -> Optional[cst.BaseCompOp]:
     return None
 
 
+def equality(expr: cst.BaseExpression) -> Optional[tuple[str, cst.BaseExpression, bool]]:
+    """For a test comparing a name or attribute chain by `==` or `!=` with a literal, on either
+    side: the name, the other side, and whether it is `==`; None for any other test."""
+    if not isinstance(expr, cst.Comparison) or len(expr.comparisons) != 1:
+        return None
+    target = expr.comparisons[0]
+    if not isinstance(target.operator, (cst.Equal, cst.NotEqual)):
+        return None
+    for name, literal in ((expr.left, target.comparator), (target.comparator, expr.left)):
+        subject = dotted(name) if isinstance(name, (cst.Name, cst.Attribute)) else None
+        if subject is not None and isinstance(literal, (cst.SimpleString, cst.Integer)):
+            return subject, literal, isinstance(target.operator, cst.Equal)
+    return None
+
+
+def compared_to_string(expr: cst.BaseExpression) -> Optional[tuple[str, str, bool]]:
+    """For a test comparing a name or attribute chain (`mode`, `config.amp_type`) by `==` or
+    `!=` with a string literal: the name, the string, and whether it is `==`."""
+    found = equality(expr)
+    value = found[1].evaluated_value if found is not None and isinstance(found[1], cst.SimpleString) else None
+    return (found[0], value, found[2]) if found is not None and isinstance(value, str) else None
+
+
 def import_key(alias: cst.ImportAlias, statement: Union[cst.Import, cst.ImportFrom]) -> str:
     """What an import binds, so that importing one thing twice (`import torch` at the top and
     `import torch.distributed` later) counts as one binding."""

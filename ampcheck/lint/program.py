@@ -50,7 +50,7 @@ from ampcheck.lint.closures import keeps_alias
 from ampcheck.lint.codec import Codec
 from ampcheck.lint.consteval import named_param, param_names
 from ampcheck.lint.kinds import framework_clipper, is_optimizer_class
-from ampcheck.lint.names import call_argument, compared_to_none, dotted, is_none
+from ampcheck.lint.names import call_argument, compared_to_none, compared_to_string, dotted, equality, is_none
 from ampcheck.lint.tree import SourceTree
 from ampcheck.lint.walk import preorder
 
@@ -1158,7 +1158,7 @@ class _Builder:
             self._test(negated) if negated is not None else None, read,
             Test(self.tree.condition_text(expr, present), named, called, said, ordered, versions=read) if present else None,
             self._opposite(expr, named, read),
-            _compared_to_string(expr),
+            compared_to_string(expr),
             _pins_one(expr, versions),
             self._at_one(expr, named, versions),
             _none_of(expr),
@@ -2217,32 +2217,9 @@ def _compares_strings(test: Test) -> bool:
     return any(_compares_strings(t) for t in parts)
 
 
-def _equality(expr: cst.BaseExpression) -> Optional[tuple[str, cst.BaseExpression, bool]]:
-    """For a test comparing a name or attribute chain by `==` or `!=` with a literal, on either
-    side: the name, the other side, and whether it is `==`; None for any other test."""
-    if not isinstance(expr, cst.Comparison) or len(expr.comparisons) != 1:
-        return None
-    target = expr.comparisons[0]
-    if not isinstance(target.operator, (cst.Equal, cst.NotEqual)):
-        return None
-    for name, literal in ((expr.left, target.comparator), (target.comparator, expr.left)):
-        subject = dotted(name) if isinstance(name, (cst.Name, cst.Attribute)) else None
-        if subject is not None and isinstance(literal, (cst.SimpleString, cst.Integer)):
-            return subject, literal, isinstance(target.operator, cst.Equal)
-    return None
-
-
-def _compared_to_string(expr: cst.BaseExpression) -> Optional[tuple[str, str, bool]]:
-    """`Test.compared` of a test: a name or attribute chain (`mode`, `config.amp_type`)
-    compared by `==` or `!=` to a string literal."""
-    found = _equality(expr)
-    value = found[1].evaluated_value if found is not None and isinstance(found[1], cst.SimpleString) else None
-    return (found[0], value, found[2]) if found is not None and isinstance(value, str) else None
-
-
 def _pins_one(expr: cst.BaseExpression, versions: dict[str, tuple[int, ...]]) -> Optional[tuple[str, tuple[int, ...], bool]]:
     """`Test.pins_one` of a test: a name or attribute chain compared by `==` or `!=` with 1."""
-    found = _equality(expr)
+    found = equality(expr)
     if found is None or not isinstance(found[1], cst.Integer) or found[1].evaluated_value != 1:
         return None
     return found[0], versions.get(found[0], ()), found[2]

@@ -14,8 +14,9 @@ from ampcheck.lint.checks import check
 from ampcheck.lint.consteval import TorchDtype, param_names
 from ampcheck.lint.kinds import plain_cuda_scaler, sharded_scaler
 from ampcheck.lint.model import FileModel
-from ampcheck.lint.names import dotted
-from ampcheck.lint.steps import EventKind
+from ampcheck.lint.names import compared_to_string, dotted
+from ampcheck.lint.program import Branch
+from ampcheck.lint.steps import Event, EventKind
 
 _FSDP1 = frozenset(
     {
@@ -182,11 +183,52 @@ def _names_the_binding(model: FileModel, at: cst.CSTNode, b: Binding) -> bool:
     return True
 
 
+def _never_together(model: FileModel, cast: Cast, opt: Binding) -> bool:
+    """Whether the cast and every `step`/`unscale_` of `opt` through a scaler sit on opposite
+    sides of one string switch (`net.half()` under `precision == "fp16"`, the scaler's steps in
+    a function called only under `precision == "amp"`): a run takes one value, so the fp16
+    parameters never meet the scaler."""
+    mine = _string_values(model, cast.call)
+    if not mine:
+        return False
+    theirs = [
+        e for _, events in model.steps.roots() for e in events
+        if e.kind in (EventKind.SCALER_STEP, EventKind.UNSCALE) and e.target == opt.key
+    ]
+    return bool(theirs) and all(
+        any(mine.get(name, value) != value for name, value in _guarded_values(e).items()) for e in theirs
+    )
+
+
+def _string_values(model: FileModel, node: cst.CSTNode) -> dict[str, str]:
+    """The strings the `if`s around `node` (up to its module) say names equal where it runs:
+    the body of `if mode == "fp16":`, the `else` of `if mode != "fp16":`."""
+    out: dict[str, str] = {}
+    child = node
+    for anc in model.ancestors(node):
+        if isinstance(anc, cst.If) and child is not anc.test:
+            found = compared_to_string(anc.test)
+            if found is not None and found[2] == (child is anc.body):
+                out.setdefault(found[0], found[1])
+        child = anc
+    return out
+
+
+def _guarded_values(e: Event) -> dict[str, str]:
+    """`_string_values` of an event, from its guards (its callers' included)."""
+    out: dict[str, str] = {}
+    for g in e.guards:
+        found = g.test.compared if g.test is not None and g.branch in (Branch.BODY, Branch.ORELSE) else None
+        if found is not None and found[2] == (g.branch is Branch.BODY):
+            out.setdefault(found[0], found[1])
+    return out
+
+
 @check("AMP203")
 def fp16_params_with_scaler(model: FileModel) -> Iterable[Finding]:
     for cast, opt in _training_casts(model):
         scaler = _unscaling_scaler(model, opt)
-        if scaler is not None:
+        if scaler is not None and not _never_together(model, cast, opt):
             when = " (when it is enabled)" if scaler.enabled is None else ""
             yield model.finding(
                 "AMP203",
@@ -200,7 +242,8 @@ def fp16_params_with_scaler(model: FileModel) -> Iterable[Finding]:
 @check("AMP204", in_tests=False)
 def fp16_params_without_master_weights(model: FileModel) -> Iterable[Finding]:
     for cast, opt in _training_casts(model):
-        if _unscaling_scaler(model, opt) is None and not _one_checked_update(model, opt):
+        scaler = _unscaling_scaler(model, opt)
+        if (scaler is None or _never_together(model, cast, opt)) and not _one_checked_update(model, opt):
             yield model.finding(
                 "AMP204",
                 cast.call,
