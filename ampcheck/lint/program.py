@@ -809,14 +809,20 @@ class _Builder:
             and self.tree.enclosing_class(call) is c
         }
         out = {}
-        for attr in sorted(stepped & assigned.keys()):
+        for attr in sorted(assigned):
             nodes = assigned[attr]
             node = nodes[0] if len(nodes) == 1 else None
             if not isinstance(node, cst.Assign) or self.tree.enclosing_function(node) is not init:
                 continue
             if isinstance(node.value, cst.Name) and node.value.value in params:
                 name = node.value.value
-                out[attr] = self._annotated_instance(init, name) or BindingInfo("instance", passed_as=name)
+                # (an annotation says it for any attribute; a search of the constructions is
+                # paid for only where the class steps or back-propagates through it)
+                found = self._annotated_instance(init, name)
+                if found is None and attr in stepped:
+                    found = BindingInfo("instance", passed_as=name)
+                if found is not None:
+                    out[attr] = found
         return out
 
     def _property_of(self, fn: cst.FunctionDef) -> Optional[str]:

@@ -58,13 +58,17 @@ def _dotted_from(path: Path, base: Path) -> Optional[str]:
 
 
 def _taken_from(packages: tuple[str, ...], defined: Iterable[str]) -> Optional[re.Pattern[str]]:
-    """`from pkg import (..., Name, ...)` or `pkg.Name` for a package and a name of `defined`."""
+    """`from pkg import (..., Name, ...)` (also relatively, `from ..pkg import Name`) or
+    `pkg.Name` for a package and a name of `defined`."""
     names = sorted(set(defined))
     if not packages or not names:
         return None
     pkg = "|".join(re.escape(p) for p in sorted(packages))
+    last = "|".join(sorted({re.escape(p.rpartition(".")[2]) for p in packages}))
     name = "|".join(re.escape(n) for n in names)
-    return re.compile(rf"from\s+(?:{pkg})\s+import\s+(?:\([^)]*?|[^\n]*?)\b(?:{name})\b|\b(?:{pkg})\.(?:{name})\b")
+    return re.compile(
+        rf"from\s+(?:{pkg}|\.+(?:{last}))\s+import\s+(?:\([^)]*?|[^\n]*?)\b(?:{name})\b|\b(?:{pkg})\.(?:{name})\b"
+    )
 
 
 _CLASS_STATEMENT = re.compile(r"^[ \t]*class\s+(\w+)\s*\(([^)]*)\)", re.M)
@@ -373,7 +377,7 @@ class Project:
                     or (from_package is not None and from_package.search(text))
                     or (folder is not None and os.path.dirname(path) == folder and bare.search(text))
                 ))
-                or (taken is not None and any(p in text for p in packages) and taken.search(text))
+                or (taken is not None and any(p.rpartition(".")[2] in text for p in packages) and taken.search(text))
             )
             and named.search(text)
         ]
