@@ -504,6 +504,15 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             "takes finite, unscaled gradients, and update() reads the inf check unscale_ recorded, as after scaler.step"
         for path, line in (("v1/train_dpo_v1.py", 171), ("v1/train_omega_v1.py", 154))
     },
+    ("Reon-Jin/Fine-Grained-Recognition", "betterPNP.py", "drop_unscale", 403):
+        "the except of a failed scaler.step(optimizer): step had already unscaled the optimizer, so the original "
+        "unscale_ raises; without it the clip reads the unscaled gradients and the fallback step runs",
+    **{
+        ("ChiefTriston/TTS-Core-Remastered-1", "vocoder7/trainer.py", "drop_update", line):
+            "the discriminator's and the generator's whole cycles run every iteration: the update that is left "
+            "resets both optimizers and reads both inf checks, the documented pattern for two optimizers"
+        for line in (109, 115)
+    },
 }
 
 # Repositories too large to mutate every file in the time a run has: at most this many of
