@@ -1674,6 +1674,21 @@ REPOS: tuple[Repo, ...] = (
     Repo("icedoom888/Conditional-Diffusion-Audio", "bb6b305d5eb78c2f10865c4ab0a269e9c1d77f6c", K.DIFFUSION, late=True),
     Repo("d00rk/HilpDriving", "64926c946f5b2feb246e30e7f9f1f408e0522d93", K.RL, late=True),
     Repo("ChiefTriston/TTS-Core-Remastered-1", "15f2acbd726a2c4af25bef99a9668bc9ef5d1d1d", K.TTS_GAN, late=True),
+    # stop 46, sixth batch: Kaggle vision and BirdCLEF solutions, hand-written ControlNet/SDXL training, robot learning, RNN-T and BERT-era speech/NLP code with apex and native AMP; read first at bac6b58
+    Repo("naoki901373/ML-Template", "32a2b661a9f9183a0e9619411cb302400b66d54d", K.VISION, late=True),
+    Repo("Alexaqua7/rock", "17d06f20fc758e06b97924efbb4230a7640cc15b", K.VISION, late=True),
+    Repo("trytolose/hubmap_competition", "129627fc87c93d590e2491ba5e011d04aacab90f", K.VISION, late=True),
+    Repo("Emilien-mipt/Kaggle-HuBMAP-Kidney", "d52a0b2be23e765c51bee7046af888b46ea36bb3", K.VISION, late=True),
+    Repo("williamberman/diffusers-utils", "1826ab929bf057627331d097bfd0bc4ca65e4df9", K.DIFFUSION, late=True),
+    Repo("SalmanToptalGit/birdmodel", "1567c5773e2d16d6b12308efa871519c7b828ef9", K.SPEECH, late=True),
+    Repo("hhjun321/severstal-steel-defect-detection", "17df1e7e893f2b146c2f809904f6f5bc6f3e4952", K.DIFFUSION, late=True),
+    Repo("mathisweil/minihack-ReMDM-planner", "20b8d4da13d5856aa9f3b2f756ea2b763a0ca470", K.RL, late=True),
+    Repo("brain-sim/cognitiverl", "62094ff81011b2c789060dc270708534218d5679", K.RL, late=True),
+    Repo("anzeyimana/KinyaEmformerRNNT", "1efb6f7f970c57eed5611fbc0bb8d6b83bb3564f", K.SPEECH, late=True),
+    Repo("bindog/nlp-training", "94627e6ed07b17dfba9cc8ae5b7df6f85e329621", K.LLM, late=True),
+    Repo("pkuzqh/GrammarT5", "9ea45d1130ce590235b8d6542ad3fbbafbd89ec9", K.LLM, late=True),
+    Repo("WildwindCN/RK-MRT2", "fc674cd75586c754f3cb9a44816f8f244bcc2a39", K.TTS_GAN, late=True),
+    Repo("anzeyimana/kinyabert-acl2022", "dab6485a03aefe0d602483d47eaa3df6bab75453", K.RESEARCH, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
