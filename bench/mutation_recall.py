@@ -513,6 +513,9 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             "resets both optimizers and reads both inf checks, the documented pattern for two optimizers"
         for line in (109, 115)
     },
+    ("THUDM/ChatGLM-6B", "ptuning/trainer.py", "drop_update", 1961):
+        "the TPU branch's scaler calls: the trainer builds its GradScaler only where is_torch_tpu_available() is "
+        "false, so on TPU there is none and the branch never runs with one (dead code)",
 }
 
 # Repositories too large to mutate every file in the time a run has: at most this many of

@@ -264,14 +264,30 @@ class Bindings:
 
     def _built_where(self, node: cst.CSTNode) -> Iterator[tuple[str, bool]]:
         """The conditions a scaler built at `node` is on under: the tests of the `if`s (in its
-        function) it is built under, each with the value it has on the side that builds it."""
+        function) it is built under, each with the value it has on the side that builds it. A
+        test of what the `if` itself binds (`if optimizer is None:` around building the
+        optimizer and the scaler on the first pass) says nothing once the branch has run."""
         child = node
         for anc in self.tree.ancestors(node):
             if isinstance(anc, (cst.FunctionDef, cst.ClassDef, cst.Module)):
                 return
-            if isinstance(anc, cst.If) and child is not anc.test:
+            if isinstance(anc, cst.If) and child is not anc.test and not self._binds_what_it_tests(anc):
                 yield from self._on_under(anc.test, child is anc.body, node)
             child = anc
+
+    def _binds_what_it_tests(self, stmt: cst.If) -> bool:
+        """Whether the branches of `stmt` assign a name or attribute its test reads."""
+        read = {dotted(n) for n in preorder(stmt.test) if isinstance(n, (cst.Name, cst.Attribute))}
+        for n in preorder(stmt):
+            targets = (
+                [t.target for t in n.targets] if isinstance(n, cst.Assign)
+                else [n.target] if isinstance(n, (cst.AnnAssign, cst.AugAssign)) else []
+            )
+            for t in targets:
+                names = [e.value for e in t.elements] if isinstance(t, (cst.Tuple, cst.List)) else [t]
+                if any(dotted(x) in read for x in names):
+                    return True
+        return False
 
     def _on_under(self, test: cst.BaseExpression, value: bool, at: cst.CSTNode) -> Iterator[tuple[str, bool]]:
         """`_conditions` of a test a scaler built at `at` is on under, and the same for each
