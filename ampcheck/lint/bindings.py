@@ -267,12 +267,19 @@ class Bindings:
         function) it is built under, each with the value it has on the side that builds it. A
         test of what the `if` itself binds (`if optimizer is None:` around building the
         optimizer and the scaler on the first pass) says nothing once the branch has run."""
+        for stmt, in_body in self._ifs_around(node):
+            if not self._binds_what_it_tests(stmt):
+                yield from self._on_under(stmt.test, in_body, node)
+
+    def _ifs_around(self, node: cst.CSTNode) -> Iterator[tuple[cst.If, bool]]:
+        """The `if`s (in its function) whose branches hold `node`, innermost first, each with
+        whether `node` is in its body (else in its `else`/`elif`)."""
         child = node
         for anc in self.tree.ancestors(node):
             if isinstance(anc, (cst.FunctionDef, cst.ClassDef, cst.Module)):
                 return
-            if isinstance(anc, cst.If) and child is not anc.test and not self._binds_what_it_tests(anc):
-                yield from self._on_under(anc.test, child is anc.body, node)
+            if isinstance(anc, cst.If) and child is not anc.test:
+                yield anc, child is anc.body
             child = anc
 
     def _binds_what_it_tests(self, stmt: cst.If) -> bool:
@@ -320,16 +327,11 @@ class Bindings:
         """The names tested by the `if`s (in its function) a scaler is constructed under
         (`if self.activated: self.scaler = GradScaler()`): the scaler exists only on one side
         of them, so they switch AMP, like the names of its `enabled=`."""
-        child = node
-        for anc in self.tree.ancestors(node):
-            if isinstance(anc, (cst.FunctionDef, cst.ClassDef, cst.Module)):
-                return
-            if isinstance(anc, cst.If) and child is not anc.test:
-                yield from (
-                    n for n in re.findall(r"[A-Za-z_][\w.]*", self.tree.code_for(anc.test))
-                    if n not in ("True", "False", "None", "not", "and", "or", "is", "in")
-                )
-            child = anc
+        for stmt, _ in self._ifs_around(node):
+            yield from (
+                n for n in re.findall(r"[A-Za-z_][\w.]*", self.tree.code_for(stmt.test))
+                if n not in ("True", "False", "None", "not", "and", "or", "is", "in")
+            )
 
     def _lookup_name(self, name: str, at: cst.CSTNode) -> Optional[Binding]:
         fn = self.tree.enclosing_function(at)

@@ -791,10 +791,11 @@ class _Builder:
 
     def _constructor_arguments(self, c: cst.ClassDef) -> dict[str, BindingInfo]:
         """The attributes the class binds once, in `__init__`, to a parameter of it
-        (`self.optimizer = optimizer`) and nowhere else, and steps or back-propagates through:
-        an instance of the class its annotation names, else of whatever the project's
-        constructions of the class pass there (`Trainer(optimizer=build_optimizer(...))`), for
-        the project model to say."""
+        (`self.optimizer = optimizer`) and nowhere else: an instance of the class the
+        parameter's annotation names (`distiller: Optional[KnowledgeDistiller]`), else, for one
+        the class steps or back-propagates through, of whatever the project's constructions of
+        the class pass there (`Trainer(optimizer=build_optimizer(...))`), for the project model
+        to say."""
         init = next((f for f in _statements(c.body) if isinstance(f, cst.FunctionDef) and f.name.value == "__init__"), None)
         if init is None:
             return {}
