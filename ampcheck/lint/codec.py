@@ -135,32 +135,36 @@ class Codec:
         return _same
 
     def _dataclass_decoder(self, cls: type) -> Decoder:
-        """An instance of `cls` from its written fields; its fields' decoders are looked up on
-        first use (a dataclass may hold itself, through a union). Fields read as they were
-        written (strings, numbers, flags) are copied without a call."""
-        plain: list[str] = []
-        fields: list[tuple[str, Decoder]] = []
-        ready = False
+        """An instance of `cls` from its written fields (all of them: a payload missing one
+        raises KeyError, which its reader takes for a stale cache entry). The reader is
+        compiled for the class on first use, once its fields' decoders can be looked up (a
+        dataclass may hold itself, through a union): one call with the fields as keyword
+        arguments, those read as they were written (strings, numbers, flags) passed as they are.
+        A summary is tens of thousands of these (a third of a one-file run's summary loading
+        went to a generic loop over each instance's fields)."""
+        compiled: Optional[Decoder] = None
 
         def read(codec: "Codec", data: dict[str, Any]) -> Any:
-            nonlocal ready
-            if not ready:
-                hints = _hints(cls)
-                for name in names:
-                    f = self._decoder(hints[name])
-                    if f is _same:
-                        plain.append(name)
-                    else:
-                        fields.append((name, f))
-                ready = True
-            kwargs = {name: data[name] for name in plain if name in data}
-            for name, f in fields:
-                if name in data:
-                    kwargs[name] = f(codec, data[name])
-            return cls(**kwargs)
+            nonlocal compiled
+            if compiled is None:
+                compiled = self._compiled_reader(cls)
+            return compiled(codec, data)
 
-        names = _disk_names(cls) or ()
         return read
+
+    def _compiled_reader(self, cls: type) -> Decoder:
+        hints = _hints(cls)
+        scope: dict[str, Any] = {"cls": cls}
+        args = []
+        for i, name in enumerate(_disk_names(cls) or ()):
+            f = self._decoder(hints[name])
+            if f is _same:
+                args.append(f"{name}=data[{name!r}]")
+            else:
+                scope[f"f{i}"] = f
+                args.append(f"{name}=f{i}(codec, data[{name!r}])")
+        exec(f"def read(codec, data):\n    return cls({', '.join(args)})\n", scope)  # noqa: S102 (built from field names)
+        return scope["read"]
 
 
 def _same(codec: Codec, data: Any) -> Any:
