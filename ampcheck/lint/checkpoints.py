@@ -85,14 +85,15 @@ def _scaler_saved_beside(tree: SourceTree, bindings: Bindings, call: cst.Call) -
     helpers included) also saves the scaler's state in another file: the optimizer in one file
     and the rest of the training state in another, or the scaler's `state_dict()` in a file of
     its own (`torch.save(self.scaler.state_dict(), os.path.join(d, "scaler.pt"))`, as
-    Hugging Face's trainer writes it)."""
+    Hugging Face's trainer writes it). A script's body is one such writer: its best model
+    without the scaler, its resume checkpoint with it."""
     top = tree.enclosing_function(call)
-    if top is None:
-        return False
-    while (outer := tree.enclosing_function(top)) is not None:
+    while top is not None and (outer := tree.enclosing_function(top)) is not None:
         top = outer
     for other in tree.calls:
-        if other is call or not other.args or tree.callee(other) != "torch.save" or top not in tree.ancestors(other):
+        if other is call or not other.args or tree.callee(other) != "torch.save":
+            continue
+        if (top not in tree.ancestors(other)) if top is not None else tree.enclosing_function(other) is not None:
             continue
         value = other.args[0].value
         if _scaler_state(bindings, value) or (_state_dict_call(value) and _SCALER_STATE.search(tree.code_for(value.func.value))):  # type: ignore[attr-defined]
