@@ -377,6 +377,10 @@ class Op:
     # a backward of the loss apex's `amp.scale_loss` yields (`with amp.scale_loss(loss, opt)
     # as scaled_loss: scaled_loss.backward()`): scaled, by apex's own loss scaler
     apex_scaled: bool = False
+    # ways out of a statement around it that every pass taking them ran it before, each as the
+    # statement's STAYED guard and the way's number (`case` of its LEFT guard): those later in
+    # its own block (`update(); if gave_up: return` in a non-finite branch that then continues)
+    runs_before_leaving: tuple[tuple[GuardSpec, int], ...] = ()
     node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
 
@@ -1243,7 +1247,9 @@ class _Builder:
                 for op in out[start:]:
                     if op.node is None:
                         continue
-                    on = next((g for g, b in zip(lefts, group) if self.tree.within(op.node, b)), None)
+                    inside = [i for i, b in enumerate(group) if self.tree.within(op.node, b)]
+                    on = lefts[inside[-1]] if inside else None  # (the innermost way out it is in)
+                    op.runs_before_leaving += tuple((stayed, case) for case in self._taken_after(op.node, group))
                     if on is None and not self._may_leave(op.node, stmt, group):
                         on = stayed
                     if on is not None:
@@ -1273,6 +1279,18 @@ class _Builder:
             if anc is stmt:
                 break
         return out
+
+    def _taken_after(self, node: cst.CSTNode, leaving: list[cst.BaseSuite]) -> tuple[int, ...]:
+        """The `leaving` blocks (numbered from 1) in a statement after `node`'s own, in the
+        block that holds it: a pass that leaves by one of them ran `node` first."""
+        child: cst.CSTNode = node
+        for anc in self.tree.ancestors(node):
+            if isinstance(anc, cst.BaseSuite):
+                stmts = list(_statements(anc))
+                later = stmts[next((i for i, s in enumerate(stmts) if s is child), len(stmts)) + 1:]
+                return tuple(i for i, b in enumerate(leaving, 1) if any(self.tree.within(b, s) for s in later))
+            child = anc
+        return ()
 
     def _caught(self, stmt: cst.CSTNode) -> bool:
         """Whether an exception raised in `stmt` may be handled in its function: a `try` around

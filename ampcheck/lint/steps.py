@@ -270,6 +270,30 @@ class Event:
         return tuple(g for g in self.guards if g.is_loop)
 
     @cached_property
+    def reachable(self) -> bool:
+        """Whether a pass can run it: no two of its guards, nor what their tests imply
+        (`Guard.facts`), send one condition both ways (a helper's `if training and not
+        eval_model:` step, entered only from its caller's `if eval_model and debug:` loop, is
+        dead on that path; two events are told apart by the same keys, `separating`)."""
+        sides: dict[tuple, tuple[Branch, int]] = {}
+        for g in self.guards:
+            if g.kind not in (GuardKind.IF, GuardKind.MATCH):
+                continue  # (a statement's own ways, one per op: a `try` keys its handlers and its exits alike)
+            for key, side in ((g.condition, g.side), *((k, s) for k, s, _ in g.facts)):
+                if sides.setdefault(key, side) != side:
+                    return False
+        return True
+
+    @cached_property
+    def ways_out(self) -> frozenset[tuple[tuple, int]]:
+        """The early ways out of statements around it that a pass takes only after running
+        it: on one (a LEFT guard), or later in its block (`Op.runs_before_leaving`); each as
+        the statement's `Guard.condition` and the way's number."""
+        return frozenset(
+            (g.condition, g.side[1]) for g in self.guards if g.branch is Branch.LEFT
+        ) | frozenset((Guard(stayed, self.path, self.via).condition, case) for stayed, case in self.op.runs_before_leaving)
+
+    @cached_property
     def strings(self) -> "_Strings":
         """What its guards say values equal (`Guard.equalities`)."""
         return _Strings(self.guards)
@@ -614,7 +638,7 @@ class StepEvents:
             self._replay(frame, out, follow)
         finally:
             self._reached_scalers = outer
-        return self._spell(out)
+        return self._spell([e for e in out if e.reachable])
 
     def _spell(self, events: list[Event]) -> list[Event]:
         """Each scaler named one way: an attribute reached under several spellings

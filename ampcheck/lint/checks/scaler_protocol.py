@@ -250,8 +250,9 @@ class _Step:
     def _left_with_reset(key: tuple, resets: list[Event]) -> set[int]:
         """The early-leaving paths (numbered) through the statement `key` names that run one of
         `resets` before they leave (imaginaire's `step(); update(); break` when the norm is too
-        large, beside the regular step and update after the statement)."""
-        return {g.side[1] for r in resets for g in r.guards if g.branch is Branch.LEFT and g.condition == key}
+        large, beside the regular step and update after the statement; an `update()` before a
+        nested `if gave_up: return` in a branch that then continues)."""
+        return {case for r in resets for k, case in r.ways_out if k == key}
 
     def alternative(self, a: Event, b: Event, scaler: Optional[Binding], text: str) -> bool:
         """Whether `a` and `b` sit on the two sides of a condition that switches AMP
