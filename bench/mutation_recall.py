@@ -516,6 +516,14 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ("THUDM/ChatGLM-6B", "ptuning/trainer.py", "drop_update", 1961):
         "the TPU branch's scaler calls: the trainer builds its GradScaler only where is_torch_tpu_available() is "
         "false, so on TPU there is none and the branch never runs with one (dead code)",
+    # stop 47, each read
+    **{
+        ("yliess86/NeRF", path, kind, line):
+            "dead code: the clip runs under `if GRAD_NORM_CLIP > 0.:` and the module sets GRAD_NORM_CLIP = 0.; with "
+            "no clip, scaler.step unscales the gradients itself wherever unscale_ is dropped or moved"
+        for path, line in (("nerf/train.py", 81), ("nerf/reptile.py", 131), ("nerf/distill.py", 133))
+        for kind in ("drop_unscale", "unscale_after_clip")
+    },
 }
 
 # Repositories too large to mutate every file in the time a run has: at most this many of
