@@ -25,7 +25,7 @@ from ampcheck.lint.program import ModuleSummary, StatementPrograms, build_summar
 from ampcheck.lint.project import Project
 from ampcheck.lint.reach import AutocastReach
 from ampcheck.lint.regions import AutocastRegion, Regions
-from ampcheck.lint.steps import Event, EventKind, StepEvents
+from ampcheck.lint.steps import Event, EventKind, StepEvents, exclusive
 from ampcheck.lint.timings import Phase, timed
 from ampcheck.lint.tree import Positions, SourceTree, StatementIndexes
 from ampcheck.targets import Targets
@@ -135,9 +135,11 @@ class FileModel(SourceTree):
     @cached_property
     def _ops_of_updating_runs(self) -> set[int]:
         """The ops (by identity) of every run that steps an optimizer or hands one outside the
-        project: one pass over the runs, however many backwards `trains` is asked about."""
+        project, but for those whose gradients that run always clears before any update
+        (`_cleared_first`): one pass over the runs, however many backwards `trains` is asked about."""
         return {
-            id(e.op) for _, run in self.steps.roots() if any(e.kind in _UPDATES for e in run) for e in run
+            id(e.op) for _, run in self.steps.roots() if any(e.kind in _UPDATES for e in run)
+            for i, e in enumerate(run) if not _cleared_first(run, i)
         }
 
     def runs_without_grad(self, region: AutocastRegion) -> bool:
@@ -186,6 +188,25 @@ class FileModel(SourceTree):
                 where = f"`{event.function}` in {self.project.display(event.path)}"
                 return self.finding(code, call.op.node, f"{message} (in {where})")
         return None
+
+
+def _cleared_first(run: list[Event], i: int) -> bool:
+    """Whether every pass that runs `run[i]` then zeroes gradients before any update: a
+    `zero_grad()` later in the run, in the same loops and under no condition `run[i]` is not
+    under, with no step (nor an optimizer handed out) between them. A backward taken to read
+    gradients as values (a gradient-alignment diagnostic, cleared with `model.zero_grad()`
+    before the training step) updates nothing; one in a loop whose step comes first in the
+    next pass is cleared only if the clear follows it in its own pass."""
+    e = run[i]
+    conditions = {(g.condition, g.side) for g in e.guards if not g.is_loop}
+    for later in run[i + 1:]:
+        if later.kind in _UPDATES:
+            return False
+        if later.kind is EventKind.ZERO_GRAD and later.loops == e.loops and not exclusive(later, e) and {
+            (g.condition, g.side) for g in later.guards if not g.is_loop
+        } <= conditions:
+            return True
+    return False
 
 
 def standalone_project(path: str) -> Project:

@@ -193,3 +193,11 @@ def test_float16_backward_whose_gradients_nothing_uses_is_not_flagged() -> None:
 
 def test_float16_backward_whose_gradients_a_helper_steps_on_is_flagged() -> None:
     _assert_marked("amp201_fp16_backward_helper_steps.py")
+
+
+def test_float16_backward_whose_gradients_are_cleared_before_any_step_is_not_flagged() -> None:
+    _assert_clean("clean_fp16_gradient_alignment_diagnostic_cleared_before_the_step.py")
+
+
+def test_float16_backward_stepped_at_the_start_of_the_next_pass_is_flagged() -> None:
+    _assert_marked("amp201_fp16_backward_stepped_at_the_start_of_the_next_pass.py")
