@@ -112,6 +112,9 @@ _LINEAR_GRAD_FUNCTIONS = frozenset({"cat", "stack", "sum", "flatten", "_flatten_
 _LOGGING = re.compile(r"(^|\.)(print|log|info|debug|warning|add_scalar|add_scalars|add_histogram|log_metrics|log_dict)$")
 
 
+_FLAG_VALUES = frozenset({"True", "False", "None"})
+
+
 def _reports(small: cst.BaseSmallStatement) -> bool:
     """A statement that only prints or logs (`print(...)`, `logger.warning(...)`), or stores a
     value converted for a report (`v = str(v)`)."""
@@ -1415,15 +1418,42 @@ class _Builder:
         """Whether the test `call` decides only an `if` that reports (`if math.isnan(grad_norm):
         print(...)`) or converts a value for a report (`if math.isnan(v): v = str(v)` before a
         JSON log): nothing there leaves the code path, repairs or touches a gradient."""
-        for anc in self.tree.ancestors(call):
+        found = self._deciding_if(call)
+        return found is not None and all(
+            isinstance(stmt, cst.SimpleStatementLine) and all(_reports(small) or self._flag_for_reports(small) for small in stmt.body)
+            for stmt in found.body.body
+        )
+
+    def _deciding_if(self, node: cst.CSTNode) -> Optional[cst.If]:
+        """The `if` (with no `else`) whose test `node` is in, when that test is all it is part of."""
+        for anc in self.tree.ancestors(node):
             if isinstance(anc, cst.If):
-                return self.tree.within(call, anc.test) and anc.orelse is None and all(
-                    isinstance(stmt, cst.SimpleStatementLine) and all(_reports(small) for small in stmt.body)
-                    for stmt in anc.body.body
-                )
+                return anc if self.tree.within(node, anc.test) and anc.orelse is None else None
             if isinstance(anc, (cst.BaseCompoundStatement, cst.SimpleStatementLine)):
+                return None
+        return None
+
+    def _flag_for_reports(self, small: cst.BaseSmallStatement) -> bool:
+        """A constant stored in a name that only report-only `if`s of its function read
+        (`bad_grad = True`, then `if bad_grad: print(name, grad.mean())`): setting it reports."""
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)):
+            return False
+        if not isinstance(small.value, (cst.Name, cst.Integer)) or (isinstance(small.value, cst.Name) and small.value.value not in _FLAG_VALUES):
+            return False
+        target = small.targets[0].target
+        fn = self.tree.enclosing_function(small)
+        for use in self.tree.name_nodes.get(target.value, ()):
+            parent = self.tree.parent(use)
+            if self.tree.enclosing_function(use) is not fn or isinstance(parent, (cst.AssignTarget, cst.Param)) or (
+                isinstance(parent, cst.Attribute) and parent.attr is use
+            ) or (isinstance(parent, cst.Arg) and parent.keyword is use):
+                continue  # (a store, another scope's name, `x.bad_grad`, `f(bad_grad=...)`)
+            found = self._deciding_if(use)
+            if found is None or not all(
+                isinstance(stmt, cst.SimpleStatementLine) and all(_reports(s) for s in stmt.body) for stmt in found.body.body
+            ):
                 return False
-        return False
+        return True
 
     def _apex_scaled(self, call: cst.Call, recv: cst.BaseExpression) -> bool:
         """Whether `recv` is the name an enclosing `with apex.amp.scale_loss(...) as <name>:`
