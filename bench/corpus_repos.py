@@ -1720,6 +1720,24 @@ REPOS: tuple[Repo, ...] = (
     Repo("ritika-banerjee/Dream-Fusion", "8bda21fb13fecfc5b62fac7c29a11f6324127a1b", K.NERF_3D, late=True),
     Repo("jzhoubu/vsearch", "2496bf9266ebf36b62aa9f395e9b2eae93686f1e", K.RESEARCH, late=True),
     Repo("srijanshk/rag_pw", "7b2e9b48ff7c929c00bd1807db943bf35e70af8c", K.LLM, late=True),
+    # stop 47, held out (batch 3): federated learning, multi-task NAS, dataset distillation, meta-learning, a PINN, spiking networks, model-based RL, sign language, seismology, an EHR model, robot and multi-agent RL with imitation, diffusion-LM RLHF; read first at fecffc2
+    Repo("0-ml/flip", "ec3a848b46f3c7d0030052f0c8a4401767d8c09f", K.RESEARCH, late=True),
+    Repo("yuezhixiong/CoNAL", "2b1f5b0c0f2122ad03b086fb09a4982dc6094d2f", K.RESEARCH, late=True),
+    Repo("2fool/TierHFL", "c3839a3df6f4cd8a3796fe5570537f2ae0e38fc1", K.RESEARCH, late=True),
+    Repo("RodrigoHache/BalloonLib", "4d5de2acda05143104b870b80ec96e6f6aeee8b2", K.RESEARCH, late=True),
+    Repo("arumaekawa/dataset-distillation-with-attention-labels", "040e829fa08e460057ac1ed7a0c0eaae7d3895bf", K.LLM, late=True),
+    Repo("vsn75rgcpx-sudo/BarlowSwin_FL", "f73c9f56f05c8b9e2253d321c6b24aff6f2e55ac", K.RESEARCH, late=True),
+    Repo("VGIL77/topas_v2", "6031dd84aaeb09fd35311596ad0793bd7ff43852", K.RESEARCH, late=True),
+    Repo("lyn888/sca", "c53180b2b91d96f9ad25e26db7bae6a98e3f1b72", K.RESEARCH, late=True),
+    Repo("Fisher-Wang/fishrl", "b12eb73732fe69f5526d3eab52d620fae9f41dc8", K.RL, late=True),
+    Repo("Intelligent-Computing-Lab-Yale/SEENN", "7c07ca8bc9f615e240a8b6663340425a42eb5a0f", K.RESEARCH, late=True),
+    Repo("immc-lab/OpenSLR", "02b2b61667b159377d7ab2148ab0129c5c5f366d", K.FRAMEWORK, late=True),
+    Repo("AI4EPS/EQNet", "371084fa25f905bd79eae7c1fb70a7b247a44010", K.RESEARCH, late=True),
+    Repo("scotsun/ehr-fm", "de9d80d5e1cfe82aec529662f16ed8ca39ec6220", K.RESEARCH, late=True),
+    Repo("LCannan/Hil-SERL_Sim2Real", "19343aac5d305d33fb347caa5dd9dc8aa9771071", K.RL, late=True),
+    Repo("yhyhhhhhh/Dreamer-FDPI", "1b60755545691a93dbf154cb639cf8d6f0762565", K.RL, late=True),
+    Repo("marmotlab/SCRIMP", "df3e7d95ed87b1967a164105d33b7bca4309cdec", K.RL, late=True),
+    Repo("zlven/SEDD-LaTeX-RLHF", "45d3857a93f9f108d30d7f4154078ae8a45eacd5", K.DIFFUSION, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.

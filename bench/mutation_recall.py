@@ -524,6 +524,13 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         for path, line in (("nerf/train.py", 81), ("nerf/reptile.py", 131), ("nerf/distill.py", 133))
         for kind in ("drop_unscale", "unscale_after_clip")
     },
+    **{
+        ("yuezhixiong/CoNAL", "CoNAL/search.py", "drop_update", line):
+            "the architecture step and the weight step each run a whole cycle on one scaler every iteration: the "
+            "update that is left resets both optimizers and reads both inf checks, the documented pattern for two "
+            "optimizers, whichever of the two is dropped"
+        for line in (59, 75)
+    },
 }
 
 # Repositories too large to mutate every file in the time a run has: at most this many of
