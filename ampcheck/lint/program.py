@@ -1003,7 +1003,11 @@ class _Builder:
     def _returned_class(self, value: cst.BaseExpression, at: cst.CSTNode) -> Optional[str]:
         """The class of a returned value: a local GradScaler's, a local optimizer's built from
         its class (`optD = torch.optim.Adam(...)`), a local object's of a class named where it
-        was built, or the class a call constructs."""
+        was built, or the class a call constructs, also moved as modules move (`return
+        Agent(...).to(device)`: `Module.to` returns the module itself)."""
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _MODULE_MOVES \
+                and isinstance(value.func.value, cst.Call):
+            value = value.func.value
         local = self.b.lookup(value, at) if isinstance(value, cst.Name) else None
         if local is not None and local.kind == "scaler" and not local.inferred:
             return local.qualname
