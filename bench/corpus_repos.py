@@ -1738,6 +1738,22 @@ REPOS: tuple[Repo, ...] = (
     Repo("yhyhhhhhh/Dreamer-FDPI", "1b60755545691a93dbf154cb639cf8d6f0762565", K.RL, late=True),
     Repo("marmotlab/SCRIMP", "df3e7d95ed87b1967a164105d33b7bca4309cdec", K.RL, late=True),
     Repo("zlven/SEDD-LaTeX-RLHF", "45d3857a93f9f108d30d7f4154078ae8a45eacd5", K.DIFFUSION, late=True),
+    # stop 47, held out (batch 4): learned image and video compression, matting, deepfake detection, AnimeGAN style transfer, NLP with hand-written loops (NER, relation extraction, multi-hop QA, value extraction, back-translation), ByT5 deltas, 6D pose, audio-visual sync; read first at 448c07c
+    Repo("Fire-friend/dugMatting", "99c6b6797fd876855f54bc6118880318527a03ce", K.VISION, late=True),
+    Repo("tmkhang1999/HyRES-Residual-Enhanced-Hybrid-Image-Compression", "43ce5049bc952812a3b5b34f440a36732f9ddda6", K.VISION, late=True),
+    Repo("ydchen0806/CLC", "4ca32343f97219d466ba79605324cb7d5c9f3f1a", K.VISION, late=True),
+    Repo("Tongji-MIC-Lab/TDVC", "9a4a8be2eb105344f6a98437acca3c4138815603", K.VISION, late=True),
+    Repo("kamisli-icpl/Learned-block-based-image-compression", "3b0e199a4abd7068b747fc5ef8c16449ee7ad411", K.VISION, late=True),
+    Repo("VISION-SJTU/UniDefense", "a34824369620a55dfc28bad21317bb7b08e9b7ad", K.VISION, late=True),
+    Repo("ptran1203/pytorch-animeGAN", "2ba636927fa9663da22022cb05939b88d0cf625f", K.TTS_GAN, late=True),
+    Repo("pamukayten/EE-634-Project", "77dd763ea095e6aa6bf7dfc88397df18b0c79489", K.RESEARCH, late=True),
+    Repo("timhartill/unseen_questions", "7d19d3677cb58ee4b5ab2359e0540d00e6e64d10", K.RESEARCH, late=True),
+    Repo("wzhouad/NLL-IE", "ae7b93ec101dc45d35e6a9762eb4166d388ab87c", K.RESEARCH, late=True),
+    Repo("alon-albalak/BERT_for_value_exraction", "432d4cfa0bb9d33eee5a0f8638800e44cde83989", K.RESEARCH, late=True),
+    Repo("wzhouad/RE_improved_baseline", "fe00781116ab4c34cbcd9a2ae5b02513afae87ee", K.RESEARCH, late=True),
+    Repo("blakeHolman/llm-rsync", "a7ecfe1c7ee99078d76c1abe432e4d2c4eb85f02", K.LLM, late=True),
+    Repo("megapose6d/megapose6d", "f3b8e1247f133f3d098833a251b8f2d744c03e1f", K.VISION, late=True),
+    Repo("v-iashin/Synchformer", "b66668a1521d7567cc760e5544b2b5b53179b687", K.MULTIMODAL, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
