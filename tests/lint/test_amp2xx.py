@@ -201,3 +201,7 @@ def test_float16_backward_whose_gradients_are_cleared_before_any_step_is_not_fla
 
 def test_float16_backward_stepped_at_the_start_of_the_next_pass_is_flagged() -> None:
     _assert_marked("amp201_fp16_backward_stepped_at_the_start_of_the_next_pass.py")
+
+
+def test_a_half_model_bound_anew_before_the_scalers_optimizer_is_built_is_not_unscaled() -> None:
+    _assert_marked("amp204_half_model_then_a_fresh_fp32_model_for_the_scaler.py")

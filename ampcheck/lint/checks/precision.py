@@ -129,10 +129,23 @@ def _training_casts(model: FileModel) -> list[tuple[Cast, Binding]]:
 def _same_model(model: FileModel, cast: Cast, opt: Binding) -> bool:
     """Whether the name the optimizer takes parameters from is the one cast: a local of the
     same function (a `model` of another test or fixture is another model), an attribute of
-    the same class."""
+    the same class; a local not bound anew between the cast and the optimizer's construction
+    (a notebook's later cell that builds a fresh fp32 `net` and its own `opt`)."""
     if (cast.model_key or "").startswith("self."):
         return model.enclosing_class(cast.call) is model.enclosing_class(opt.node)
-    return model.enclosing_function(cast.call) is model.enclosing_function(opt.node)
+    fn = model.enclosing_function(cast.call)
+    return fn is model.enclosing_function(opt.node) and not _bound_between(model, cast.model_key or "", fn, cast.call, opt.node)
+
+
+def _bound_between(model: FileModel, name: str, fn: Optional[cst.CSTNode], a: cst.CSTNode, b: cst.CSTNode) -> bool:
+    """Whether an assignment in `fn` (None: the module body) binds the plain name `name` at a
+    place between `a` and `b` in the source, whichever comes first."""
+    first, last = (a, b) if model.precedes(a, b) else (b, a)
+    return any(
+        model.enclosing_function(node) is fn and model.precedes(first, node) and model.precedes(node, last)
+        and any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets)
+        for node in model.assigns if isinstance(node, cst.Assign)
+    )
 
 
 def _keeps_master_weights(model: FileModel, opt: Binding) -> bool:
@@ -154,12 +167,16 @@ def _keeps_master_weights(model: FileModel, opt: Binding) -> bool:
 
 
 def _unscaling_scaler(model: FileModel, opt: Binding) -> Optional[Binding]:
-    """A scaler that is not certainly off and steps or unscales this optimizer."""
+    """A scaler that is not certainly off and steps or unscales this optimizer (its name not
+    bound to another optimizer in between: a notebook cell that builds a new `opt`)."""
     for call in model.calls:
         func = call.func
         if not (isinstance(func, cst.Attribute) and func.attr.value in ("step", "unscale_") and call.args):
             continue
         if dotted(call.args[0].value) != opt.key or not _names_the_binding(model, call, opt):
+            continue
+        home = model.enclosing_function(opt.node)
+        if home is model.enclosing_function(call) and _bound_between(model, opt.key, home, opt.node, call):
             continue
         b = model.bindings.lookup(func.value, call) if isinstance(func.value, (cst.Name, cst.Attribute)) else None
         if b is not None and b.kind == "scaler" and b.enabled is not False:
