@@ -22,7 +22,7 @@ from ampcheck.lint.checks import check
 from ampcheck.lint.closures import local_use
 from ampcheck.lint.kinds import is_scaler_class, scale_invariant_optimizer, scaler_shaped
 from ampcheck.lint.model import FileModel
-from ampcheck.lint.names import dotted
+from ampcheck.lint.names import compared_to_none, dotted, is_none
 from ampcheck.lint.program import Attr, BindingInfo as Binding, Branch, GuardKind, Imported, Method, Param, Ref, Test, Value
 from ampcheck.lint.steps import Event, EventKind, Guard, OnePins, exclusive, separating
 
@@ -1270,6 +1270,8 @@ def scaler_created_in_loop(model: FileModel) -> Iterator[Finding]:
             continue
         if any(loop in model.ancestors(n) for n in setup) or any(model.bindings.bound_under(loop, t) for t in stepped.get(b.key, ())):
             continue  # a fresh run per iteration (a fold, a sweep): model or optimizer (or the list holding it) are rebuilt too
+        if _built_once(model, b, loop):
+            continue
         nested = loop in outer.get(b.key, ())  # (its steps repeat in a loop inside this one)
         yield model.finding(
             "AMP108", b.node,
@@ -1282,6 +1284,38 @@ def scaler_created_in_loop(model: FileModel) -> Iterator[Finding]:
             "reset every iteration: the scale never adapts and early overflows repeat; create it once "
             "before the loop"),
         )
+
+
+def _built_once(model: FileModel, b: Binding, loop: cst.CSTNode) -> bool:
+    """Whether the scaler is built lazily, on the first pass only: under `if <it> is None:`
+    (or `if not <it>:`) where what is tested keeps its value from one pass to the next (an
+    attribute, or a name last assigned in the pass from a stored value: `scaler =
+    getattr(main, "_scaler", None)` before the test, `main._scaler = scaler` after it). A name
+    the pass sets to None before the test is built anew each pass."""
+    guard = next((a for a in model.ancestors(b.node) if isinstance(a, cst.If) or a is loop), None)
+    if not isinstance(guard, cst.If):
+        return False
+    test, negated = guard.test, False
+    while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test, negated = test.expression, not negated
+    op = compared_to_none(test)
+    if isinstance(op, cst.Is) and not negated:
+        tested = dotted(test.left)  # type: ignore[attr-defined]
+    elif op is None and negated:
+        tested = dotted(test)
+    else:
+        return False
+    if tested != b.key:
+        return False
+    if "." in b.key:
+        return True
+    fn = model.enclosing_function(guard)
+    before = [
+        node for node in model.assigns if isinstance(node, cst.Assign) and model.within(node, loop)
+        and model.enclosing_function(node) is fn and model.precedes(node, guard)
+        and any(isinstance(t.target, cst.Name) and t.target.value == b.key for t in node.targets)
+    ]
+    return not before or not is_none(before[-1].value)
 
 
 def _stepped_name(e: Event) -> Optional[str]:
