@@ -1754,6 +1754,28 @@ REPOS: tuple[Repo, ...] = (
     Repo("blakeHolman/llm-rsync", "a7ecfe1c7ee99078d76c1abe432e4d2c4eb85f02", K.LLM, late=True),
     Repo("megapose6d/megapose6d", "f3b8e1247f133f3d098833a251b8f2d744c03e1f", K.VISION, late=True),
     Repo("v-iashin/Synchformer", "b66668a1521d7567cc760e5544b2b5b53179b687", K.MULTIMODAL, late=True),
+    # stop 47, held out (batch 5): Kaggle and tutorial notebooks, course homework and tutorials, from-scratch LLMs with hand-written DDP/FSDP (no_sync, ShardedGradScaler), FSDP science models, a DiT; read first at 5a27e80 (rules as 448c07c)
+    Repo("naruwy/PPPM", "e9165d78cb944970e50f66e05be0afb950035f6b", K.LLM, late=True),
+    Repo("owenliang/torch-thins", "79b8f21486b328882efc87066c2e638c0f920fac", K.RESEARCH, late=True),
+    Repo("priyal6/General-llm", "ede5e66bf1bc1c0359488cb494e85cb80742b7c7", K.LLM, late=True),
+    Repo("gralexrob1/pytorch-tips", "371b0b996d23609b16ba75521c8e5a61c247f4ad", K.RESEARCH, late=True),
+    Repo("sophkim/cnn-pytorch-ex", "7eb578adf7b335b6cebe9298f754f106e8b2490c", K.VISION, late=True),
+    Repo("vinitvyas09/amp", "c4ae6017fe130c705a06375c6c632fc462ec0087", K.RESEARCH, late=True),
+    Repo("pytorch-ignite/examples", "1a0e547ec9cd2492621fce5cf8613d63a1954df8", K.FRAMEWORK, late=True),
+    Repo("jaskinkabir/Intro_Deep_Learning", "966f914a4c48793686bd85751e404fe1e290ee28", K.VISION, late=True),
+    Repo("da2so/da2so_tutorial", "1365f8d025a3c940758dff697905611691b10273", K.VISION, late=True),
+    Repo("nyvantran/MachineTranslation", "446091cd0e63f74fc3af1f0408ee6e473cbbad68", K.LLM, late=True),
+    Repo("zzztpppp/11785_dl", "047e2c903a99f3fe4024c4d1ed067c8023d048e8", K.SPEECH, late=True),
+    Repo("niconielsen32/101-transformers", "42fe9ae94a9bb6f470d47a983654755b5b345a8a", K.LLM, late=True),
+    Repo("mryab/efficient-dl-systems", "e632aa89ca9e6638d52e1b686095e7442faffbb0", K.FRAMEWORK, late=True),
+    Repo("notGiGi/EIGN", "81cfa2b22a1b99317e64c576ed7402339b4f96ef", K.LLM, late=True),
+    Repo("Harshkumar2306/Axiom-V2", "18f513e15c36268b410043d25dade8dc44aab269", K.LLM, late=True),
+    Repo("BenItBuhner/swe-agent-moe", "b2763dfe0b6a33bb89229a4a448d7c86af3d9dc8", K.LLM, late=True),
+    Repo("carbonscott/peaknet", "48aec067029b07953f7a6cbf4411db3883f572f8", K.VISION, late=True),
+    Repo("XiaoWang-Github/ORBIT-2", "2bc05ae85355f68cd0588d97998500fefe5e0041", K.RESEARCH, late=True),
+    Repo("Yeosu-expo/NFS_test_world", "1e8c01e312e5446abc026064851233207e83471e", K.RESEARCH, late=True),
+    Repo("mohame54/Dit", "d7dc3ce726f81451c6eb79b83f60edb7ad468b28", K.DIFFUSION, late=True),
+    Repo("PacktPublishing/Accelerate-Model-Training-with-PyTorch-2.X", "0e08c019bed3417e9bf4d3d4de9765bcc2e485f8", K.RESEARCH, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
