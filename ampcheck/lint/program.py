@@ -384,6 +384,11 @@ class Op:
     # statement's STAYED guard and the way's number (`case` of its LEFT guard): those later in
     # its own block (`update(); if gave_up: return` in a non-finite branch that then continues)
     runs_before_leaving: tuple[tuple[GuardSpec, int], ...] = ()
+    # for an op inside such a statement that may go either way: the ways out a pass may still
+    # take after running it (later in a block around it, anywhere in a loop around it within
+    # the statement, or in a handler of a `try` around it); an earlier `if nan_loss: return`
+    # of the same loop body is no way out for what runs after it
+    ways_ahead: tuple[tuple[GuardSpec, int], ...] = ()
     node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
 
@@ -1257,8 +1262,12 @@ class _Builder:
                     inside = [i for i, b in enumerate(group) if self.tree.within(op.node, b)]
                     on = lefts[inside[-1]] if inside else None  # (the innermost way out it is in)
                     op.runs_before_leaving += tuple((stayed, case) for case in self._taken_after(op.node, group))
-                    if on is None and not self._may_leave(op.node, stmt, group):
-                        on = stayed
+                    if on is None:
+                        ahead = tuple((stayed, case) for case, b in enumerate(group, 1) if self._may_leave(op.node, stmt, [b]))
+                        if ahead:
+                            op.ways_ahead += ahead
+                        else:
+                            on = stayed
                     if on is not None:
                         op.guards = (*op.guards, on)
                 guards = (*guards, stayed)

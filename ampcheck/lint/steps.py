@@ -294,6 +294,12 @@ class Event:
         ) | frozenset((Guard(stayed, self.path, self.via).condition, case) for stayed, case in self.op.runs_before_leaving)
 
     @cached_property
+    def ways_ahead(self) -> frozenset[tuple[tuple, int]]:
+        """The early ways out of statements around it that a pass may still take after running
+        it (`Op.ways_ahead`), each as the statement's `Guard.condition` and the way's number."""
+        return frozenset((Guard(stayed, self.path, self.via).condition, case) for stayed, case in self.op.ways_ahead)
+
+    @cached_property
     def strings(self) -> "_Strings":
         """What its guards say values equal (`Guard.equalities`)."""
         return _Strings(self.guards)

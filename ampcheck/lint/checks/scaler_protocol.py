@@ -233,7 +233,7 @@ class _Step:
                 return True
             settled = {
                 c for c in extra if c.side[0] is Branch.STAYED
-                and set(range(1, c.side[1] + 1)) <= self._left_with_reset(c.key, resets)
+                and self._ways_after(x, c.key, c.side[1]) <= self._left_with_reset(c.key, resets)
             }
             if extra == settled:
                 return True  # after statements that some paths leave early, and on each of those paths
@@ -245,6 +245,14 @@ class _Step:
                 [c] = core
                 sides.setdefault(c.key, set()).add(c.side)
         return any({(Branch.BODY, 0), (Branch.ORELSE, 0)} <= found for found in sides.values())
+
+    @staticmethod
+    def _ways_after(x: Event, key: tuple, ways: int) -> set[int]:
+        """The early ways out (numbered 1 to `ways`) of the statement `key` names that a pass may
+        take after `x`: those ahead of it where `x` is inside the statement, every one where it
+        comes before the statement."""
+        ahead = {case for k, case in x.ways_ahead if k == key}
+        return ahead or set(range(1, ways + 1))
 
     @staticmethod
     def _left_with_reset(key: tuple, resets: list[Event]) -> set[int]:
