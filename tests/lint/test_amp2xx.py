@@ -205,3 +205,7 @@ def test_float16_backward_stepped_at_the_start_of_the_next_pass_is_flagged() -> 
 
 def test_a_half_model_bound_anew_before_the_scalers_optimizer_is_built_is_not_unscaled() -> None:
     _assert_marked("amp204_half_model_then_a_fresh_fp32_model_for_the_scaler.py")
+
+
+def test_a_module_rebound_to_its_own_half_is_the_module_its_optimizer_updates() -> None:
+    _assert_marked("amp204_module_rebound_to_its_own_half_after_its_optimizer.py")

@@ -139,10 +139,12 @@ def _same_model(model: FileModel, cast: Cast, opt: Binding) -> bool:
 
 def _bound_between(model: FileModel, name: str, fn: Optional[cst.CSTNode], a: cst.CSTNode, b: cst.CSTNode) -> bool:
     """Whether an assignment in `fn` (None: the module body) binds the plain name `name` at a
-    place between `a` and `b` in the source, whichever comes first."""
+    place between `a` and `b` in the source, whichever comes first; not one that holds either
+    (`net = net.half()` binds the module the cast returns, itself)."""
     first, last = (a, b) if model.precedes(a, b) else (b, a)
     return any(
         model.enclosing_function(node) is fn and model.precedes(first, node) and model.precedes(node, last)
+        and not model.within(a, node) and not model.within(b, node)
         and any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets)
         for node in model.assigns if isinstance(node, cst.Assign)
     )
