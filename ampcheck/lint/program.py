@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass, field, replace
 from ampcheck.lint.enums import StrEnum
 from functools import cached_property
-from typing import Any, Iterable, Iterator, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -113,6 +113,14 @@ _LOGGING = re.compile(r"(^|\.)(print|log|info|debug|warning|add_scalar|add_scala
 
 
 _FLAG_VALUES = frozenset({"True", "False", "None"})
+
+
+def _only_reports(stmt: cst.If, also: Callable[[cst.BaseSmallStatement], bool] = lambda small: False) -> bool:
+    """Whether the body of `stmt` only reports (`_reports`), or does what `also` accepts."""
+    return all(
+        isinstance(line, cst.SimpleStatementLine) and all(_reports(small) or also(small) for small in line.body)
+        for line in stmt.body.body
+    )
 
 
 def _reports(small: cst.BaseSmallStatement) -> bool:
@@ -1263,7 +1271,7 @@ class _Builder:
                     on = lefts[inside[-1]] if inside else None  # (the innermost way out it is in)
                     op.runs_before_leaving += tuple((stayed, case) for case in self._taken_after(op.node, group))
                     if on is None:
-                        ahead = tuple((stayed, case) for case, b in enumerate(group, 1) if self._may_leave(op.node, stmt, [b]))
+                        ahead = tuple((stayed, case) for case in self._ways_ahead(op.node, stmt, group))
                         if ahead:
                             op.ways_ahead += ahead
                         else:
@@ -1302,11 +1310,13 @@ class _Builder:
         child: cst.CSTNode = node
         for anc in self.tree.ancestors(node):
             if isinstance(anc, cst.BaseSuite):
-                stmts = list(_statements(anc))
-                later = stmts[next((i for i, s in enumerate(stmts) if s is child), len(stmts)) + 1:]
-                return tuple(i for i, b in enumerate(leaving, 1) if any(self.tree.within(b, s) for s in later))
+                return self._held_by(leaving, _later_in_block(anc, child))
             child = anc
         return ()
+
+    def _held_by(self, leaving: list[cst.BaseSuite], containers: Sequence[cst.CSTNode]) -> tuple[int, ...]:
+        """The `leaving` blocks (numbered from 1) inside one of `containers`."""
+        return tuple(i for i, b in enumerate(leaving, 1) if any(self.tree.within(b, c) for c in containers))
 
     def _caught(self, stmt: cst.CSTNode) -> bool:
         """Whether an exception raised in `stmt` may be handled in its function: a `try` around
@@ -1320,27 +1330,24 @@ class _Builder:
             child = anc
         return False
 
-    def _may_leave(self, node: cst.CSTNode, stmt: cst.CSTNode, leaving: list[cst.BaseSuite]) -> bool:
-        """Whether a path through `stmt` that runs `node` can go on into one of its `leaving`
-        blocks: one later in a block around `node` (inside `stmt`), anywhere in a loop around it
-        that runs again, or an `except` of a `try` whose body holds it."""
+    def _ways_ahead(self, node: cst.CSTNode, stmt: cst.CSTNode, leaving: list[cst.BaseSuite]) -> tuple[int, ...]:
+        """The `leaving` blocks of `stmt` (numbered from 1) a path through it that runs `node`
+        can still go on into: one later in a block around `node` (inside `stmt`), anywhere in a
+        loop around it that runs again, or an `except` of a `try` whose body holds it (an
+        exception in the `try` sends it to a handler that leaves)."""
+        found: set[int] = set()
         child: cst.CSTNode = node
         for anc in self.tree.ancestors(node):
-            if isinstance(anc, (cst.Try, cst.TryStar)) and child is anc.body and any(
-                self.tree.within(b, h) for h in anc.handlers for b in leaving
-            ):
-                return True  # (an exception in the `try` sends it to a handler that leaves)
+            if isinstance(anc, (cst.Try, cst.TryStar)) and child is anc.body:
+                found.update(self._held_by(leaving, anc.handlers))
             if anc is stmt:
-                return False
-            if isinstance(anc, (cst.For, cst.While)) and any(self.tree.within(b, anc) for b in leaving):
-                return True
+                break
+            if isinstance(anc, (cst.For, cst.While)):
+                found.update(self._held_by(leaving, [anc]))
             if isinstance(anc, cst.BaseSuite):
-                stmts = list(_statements(anc))
-                later = stmts[next((i for i, s in enumerate(stmts) if s is child), len(stmts)) + 1:]
-                if any(self.tree.within(b, s) for s in later for b in leaving):
-                    return True
+                found.update(self._held_by(leaving, _later_in_block(anc, child)))
             child = anc
-        return False
+        return tuple(sorted(found))
 
     def _statement(self, stmt: cst.CSTNode, guards: tuple[GuardSpec, ...], out: list[Op]) -> None:
         def sub(body: cst.CSTNode, guard: Optional[GuardSpec]) -> None:
@@ -1432,10 +1439,7 @@ class _Builder:
         print(...)`) or converts a value for a report (`if math.isnan(v): v = str(v)` before a
         JSON log): nothing there leaves the code path, repairs or touches a gradient."""
         found = self._deciding_if(call)
-        return found is not None and all(
-            isinstance(stmt, cst.SimpleStatementLine) and all(_reports(small) or self._flag_for_reports(small) for small in stmt.body)
-            for stmt in found.body.body
-        )
+        return found is not None and _only_reports(found, also=self._flag_for_reports)
 
     def _deciding_if(self, node: cst.CSTNode) -> Optional[cst.If]:
         """The `if` (with no `else`) whose test `node` is in, when that test is all it is part of."""
@@ -1462,9 +1466,7 @@ class _Builder:
             ) or (isinstance(parent, cst.Arg) and parent.keyword is use):
                 continue  # (a store, another scope's name, `x.bad_grad`, `f(bad_grad=...)`)
             found = self._deciding_if(use)
-            if found is None or not all(
-                isinstance(stmt, cst.SimpleStatementLine) and all(_reports(s) for s in stmt.body) for stmt in found.body.body
-            ):
+            if found is None or not _only_reports(found):
                 return False
         return True
 
@@ -2136,6 +2138,12 @@ def _statements(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     if isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite)):
         return node.body if isinstance(node, cst.IndentedBlock) else [node]
     return [node]
+
+
+def _later_in_block(block: cst.BaseSuite, child: cst.CSTNode) -> list[cst.CSTNode]:
+    """The statements of `block` after `child`, the one of them that holds what is asked about."""
+    stmts = list(_statements(block))
+    return stmts[next((i for i, s in enumerate(stmts) if s is child), len(stmts)) + 1:]
 
 
 def _exits(body: cst.BaseSuite, leaving: tuple[type, ...] = (cst.Continue, cst.Break, cst.Return, cst.Raise)) -> bool:

@@ -291,13 +291,18 @@ class Event:
         the statement's `Guard.condition` and the way's number."""
         return frozenset(
             (g.condition, g.side[1]) for g in self.guards if g.branch is Branch.LEFT
-        ) | frozenset((Guard(stayed, self.path, self.via).condition, case) for stayed, case in self.op.runs_before_leaving)
+        ) | self._ways(self.op.runs_before_leaving)
 
     @cached_property
     def ways_ahead(self) -> frozenset[tuple[tuple, int]]:
         """The early ways out of statements around it that a pass may still take after running
         it (`Op.ways_ahead`), each as the statement's `Guard.condition` and the way's number."""
-        return frozenset((Guard(stayed, self.path, self.via).condition, case) for stayed, case in self.op.ways_ahead)
+        return self._ways(self.op.ways_ahead)
+
+    def _ways(self, ways: tuple[tuple[GuardSpec, int], ...]) -> frozenset[tuple[tuple, int]]:
+        """Ways out, each named by its statement's STAYED guard, as `Guard.condition` keys
+        them in this event's call."""
+        return frozenset((Guard(stayed, self.path, self.via).condition, case) for stayed, case in ways)
 
     @cached_property
     def strings(self) -> "_Strings":
