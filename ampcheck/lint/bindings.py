@@ -38,7 +38,7 @@ import libcst as cst
 
 from ampcheck.lint.consteval import ConstEval, named_param, param_names
 from ampcheck.lint.kinds import (
-    SCALER_ANNOTATION, SCALER_CLASS_NAMES, is_lr_scheduler_class, is_optimizer_class, is_scaler_class, named_like_optimizer,
+    MODULE_CHAIN, SCALER_ANNOTATION, SCALER_CLASS_NAMES, is_lr_scheduler_class, is_optimizer_class, is_scaler_class, named_like_optimizer,
     scaler_attribute, scaler_use,
 )
 from ampcheck.lint.names import call_argument, dotted, is_none
@@ -61,7 +61,6 @@ _MODEL_WRAPPERS = frozenset(
         "torch.distributed.fsdp.FullyShardedDataParallel",
     }
 )
-_MODULE_METHODS = frozenset({"to", "cuda", "cpu", "half", "float", "bfloat16", "double", "train", "eval", "requires_grad_"})
 _OPAQUE_WRAPPERS = frozenset({"prepare", "initialize", "setup", "wrap", "build_optim_wrapper"})
 # What else a maybe-on scaler may be: an object standing in for it (`DummyGradScaler()`).
 _STAND_INS = frozenset({"object", "instance"})
@@ -575,7 +574,7 @@ class Bindings:
             if kind == "model" and func.value.endswith("Loss"):
                 kind = "loss"
             return Binding(kind, key, value, func.value, scope=scope, cls=cls)
-        if isinstance(func, cst.Attribute) and func.attr.value in _MODULE_METHODS:
+        if isinstance(func, cst.Attribute) and func.attr.value in MODULE_CHAIN:
             inner = self._classify(func.value, key, scope, depth + 1)
             if inner is not None and inner.kind in ("model", "instance"):
                 return replace(inner, node=value, kind="model")

@@ -29,14 +29,13 @@ import libcst as cst
 
 from ampcheck.lint.bindings import Bindings
 from ampcheck.lint.consteval import ConstEval, TorchDtype
+from ampcheck.lint.kinds import MODULE_MOVES
 from ampcheck.lint.names import dotted
 from ampcheck.lint.tree import SourceTree
 
 
 _METHOD_DTYPE = {"half": "float16", "bfloat16": "bfloat16", "float": "float32", "double": "float64"}
 _TENSOR_TYPES = {"HalfTensor": "float16", "BFloat16Tensor": "bfloat16", "FloatTensor": "float32", "DoubleTensor": "float64"}
-# methods that return the same module, so `Net().cuda().half()` still casts the model
-_MODULE_CHAIN = frozenset({"to", "cuda", "cpu", "train", "eval", "requires_grad_"})
 # methods only an nn.Module has
 _MODULE_ONLY = frozenset({"parameters", "named_parameters", "state_dict", "load_state_dict", "eval", "train", "modules", "children", "named_modules"})
 _NO_GRAD = frozenset(
@@ -121,7 +120,7 @@ class Casts:
         the name the chain is assigned to (`model = Net().half()`), when that name is bound
         to an nn.Module or used as one (called, `.parameters()`, `.eval()`...)."""
         root: cst.BaseExpression = call.func.value  # type: ignore[attr-defined]
-        while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) and root.func.attr.value in _MODULE_CHAIN:
+        while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) and root.func.attr.value in MODULE_MOVES:
             root = root.func.value
         candidates: list[tuple[cst.BaseExpression, cst.CSTNode]] = []
         if isinstance(root, (cst.Name, cst.Attribute)):

@@ -197,6 +197,14 @@ def framework_clipper(receiver: str) -> bool:
     return bool(_FRAMEWORK_CLIPPER.search(receiver))
 
 
+# The nn.Module methods that return the module itself, so a chain of them names the one module
+# (`Net().to(device).train()`): moves and mode switches keep its parameters' dtype, the casts
+# change it in place (the same parameters, now fp16).
+MODULE_MOVES = frozenset({"to", "cuda", "cpu", "train", "eval", "requires_grad_"})
+MODULE_CASTS = frozenset({"half", "float", "bfloat16", "double"})
+MODULE_CHAIN = MODULE_MOVES | MODULE_CASTS
+
+
 _CUDA_GRAPH_CLASSES = frozenset({"torch.cuda.CUDAGraph", "torch.cuda.graphs.CUDAGraph"})
 
 

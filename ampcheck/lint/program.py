@@ -49,7 +49,7 @@ from ampcheck.lint.checkpoints import checkpoint_without_scaler, saved_state_key
 from ampcheck.lint.closures import keeps_alias
 from ampcheck.lint.codec import Codec
 from ampcheck.lint.consteval import named_param, param_names
-from ampcheck.lint.kinds import framework_clipper, is_optimizer_class
+from ampcheck.lint.kinds import MODULE_CHAIN, framework_clipper, is_optimizer_class
 from ampcheck.lint.names import call_argument, compared_to_none, compared_to_string, dotted, equality, is_none
 from ampcheck.lint.tree import SourceTree
 from ampcheck.lint.walk import preorder
@@ -1018,7 +1018,7 @@ class _Builder:
         its class (`optD = torch.optim.Adam(...)`), a local object's of a class named where it
         was built, or the class a call constructs, also moved as modules move (`return
         Agent(...).to(device)`: `Module.to` returns the module itself)."""
-        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _MODULE_MOVES \
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in MODULE_CHAIN \
                 and isinstance(value.func.value, cst.Call):
             value = value.func.value
         local = self.b.lookup(value, at) if isinstance(value, cst.Name) else None
@@ -1087,7 +1087,7 @@ class _Builder:
         handed nothing that names another object of its scope: no `self.` attribute, and no
         local assigned a call other than a builtin's number or string (`len(classes)`)."""
         while (
-            isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _MODULE_MOVES
+            isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in MODULE_CHAIN
         ):
             value = value.func.value
         if not isinstance(value, cst.Call):
@@ -2450,7 +2450,6 @@ def _names_in(target: cst.BaseExpression) -> Iterator[cst.Name]:
 
 # builtins whose value is a number or a string: a local holding one is no module
 _SCALAR_BUILTINS = frozenset({"len", "int", "float", "str", "bool", "round", "abs"})
-_MODULE_MOVES = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "half", "bfloat16", "requires_grad_"})
 
 
 def _parameters_receiver(expr: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
