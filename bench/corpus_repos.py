@@ -1776,6 +1776,32 @@ REPOS: tuple[Repo, ...] = (
     Repo("Yeosu-expo/NFS_test_world", "1e8c01e312e5446abc026064851233207e83471e", K.RESEARCH, late=True),
     Repo("mohame54/Dit", "d7dc3ce726f81451c6eb79b83f60edb7ad468b28", K.DIFFUSION, late=True),
     Repo("PacktPublishing/Accelerate-Model-Training-with-PyTorch-2.X", "0e08c019bed3417e9bf4d3d4de9765bcc2e485f8", K.RESEARCH, late=True),
+    # stop 48, held out (batch 1)
+    Repo("benzzhang/QC-wrist", "251ce33724acc86a0b2164329b1b097c7c4a23c6", K.VISION, late=True),
+    Repo("Arthur151/ROMP", "a8558aed480af850756f84e2a7c787e359bddbd0", K.VISION, late=True),
+    Repo("Ganzooo/pixel_error_recovery", "9a4a5d3d241312b804d2052245cbdbfe7a1461d4", K.VISION, late=True),
+    Repo("DroidSammy/image-denoising-autoencoder", "120ed49cbaa91bebb295c57cf0c8297e2ac07752", K.VISION, late=True),
+    Repo("Y-Tomorrow/Motion-image-deblurring", "322c5fb05f9211796e686d9b68558653fba43987", K.VISION, late=True),
+    Repo("SyqonCollective/stalessrestormer", "292b61eda3008cb39c772f2161c8c9d751c75c64", K.VISION, late=True),
+    Repo("Hariesh28/High-FPS-Video-Frame-Interpolation", "535ac02c396b9441ec306e72209e9ef7a0713a1f", K.VISION, late=True),
+    Repo("XyzHuy/UET-Deep-Learning-2025_Frame-Interpolation", "c6d744e08e0ec4a6e36474796be4bbc478720fb5", K.VISION, late=True),
+    Repo("MustafaYagizKaragoz/medical-report-generation-cxr", "6a8a1905304564188dcf84db77d012a0ee634860", K.MULTIMODAL, late=True),
+    Repo("WangWanglju/RSNA", "22ee553b79a5f5aef634f0045c6304b452c919b7", K.VISION, late=True),
+    Repo("mkingopng/kaggle_hms_harmful_brain_activity", "b9f87f6055aa9eafc9e96410276b00a0a497eed1", K.VISION, late=True),
+    Repo("TWK2022/TimeSeriesForecasting", "abbfc2559dbe069967d104cedc78ad18bc89953f", K.RESEARCH, late=True),
+    Repo("surdarla/image_playground", "77c4d195aa3f6bd4e9bab937fa773864fc0c282f", K.VISION, late=True),
+    # stop 48, held out (batch 2)
+    Repo("JoakimEdin/medical-coding-reproducibility", "c0e1d4261f73ea36deae0392c7fe3bf1486ab981", K.RESEARCH, late=True),
+    Repo("shijxcs/LIFT", "661ead9b78368f05ba79abe4672d63154467f823", K.VISION, late=True),
+    Repo("lxysl/PLReMix", "b0c4ec373068705e5eba63202341738617a56711", K.VISION, late=True),
+    Repo("xinyu2/ACE-SHIKE", "ce2a1489a610ea0ace1df410eff0b015facb25ab", K.VISION, late=True),
+    Repo("aaryangrg/EffViT", "48f82dff9f160280fef3be69fc10ad7e0de84c6d", K.VISION, late=True),
+    Repo("LeHaziq/FCVMAE", "06aa5bce0000f9dc1c906cea0ae9e3a95d72e68e", K.VISION, late=True),
+    Repo("VIGNESHWARRAN/Degradation-Aware-Speech-Enhancement-using-Specialized-Residual-Experts", "1333db592b001129300374fbd50bf42c51b0d4b2", K.SPEECH, late=True),
+    Repo("MarvelMathesh/sincformer-metacog-speech-enhancement", "2727b4a3fbae7ddba28eeeb978d4c959328c46c7", K.SPEECH, late=True),
+    Repo("furqanx/barbados-historic-handwriting-ocr", "914097cabfd19eb1e862edd07b1c94a22d0b1273", K.VISION, late=True),
+    Repo("ajstyle007/HindiGPT-SFT-and-Generation", "07b64e8abfae96036af8717f4e746bce6d6c2961", K.LLM, late=True),
+    Repo("CohleM/lilLM", "f50fe8d0e06357402c36b55aa36a503b71af8693", K.LLM, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
