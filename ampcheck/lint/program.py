@@ -1512,7 +1512,7 @@ class _Builder:
                 return self._op(call, guards, self._self_method(call, func.attr.value))
             if func.attr.value == "backward" and _identically_zero(recv):
                 return None  # no gradient changes, scaled or not
-            op = self._op(call, guards, Method(self.ref(recv), func.attr.value))
+            op = self._op(call, guards, Method(self._returned_ref(recv) if func.attr.value == "backward" else self.ref(recv), func.attr.value))
             op.subject = self._text(recv)
             op.apex_scaled = func.attr.value == "backward" and self._apex_scaled(call, recv)
             return op
@@ -1554,7 +1554,7 @@ class _Builder:
             seed = positional[1] if len(positional) > 1 else next((a for a in call.args if a.keyword is not None and a.keyword.value == "grad_tensors"), None)
             kwargs = (("gradient", self.ref(_only_element(seed.value))),) if seed is not None else ()
             return Op(
-                OpKind.CALL, guards, Method(self.ref(tensor), "backward"), kwargs=kwargs, text=self._text(call.func),
+                OpKind.CALL, guards, Method(self._returned_ref(tensor), "backward"), kwargs=kwargs, text=self._text(call.func),
                 subject=self._text(tensor), node=call,
             )
         if quals and all(q in CLIP_LIKE_TORCH or (q.startswith("torch.") and last in CLIP) for q in quals):
@@ -1591,6 +1591,11 @@ class _Builder:
         if isinstance(expr, cst.IfExp) and is_none(expr.orelse) != is_none(expr.body):
             # `scaler if use_amp else None`: the object, where there is one (calls on None raise)
             return self.ref(expr.orelse if is_none(expr.body) else expr.body)
+        if isinstance(expr, cst.IfExp) and self.b.is_optimizer(expr.body, expr) and self.b.is_optimizer(expr.orelse, expr):
+            # `opt_crt if epoch >= stage2 else opt_feat`: an optimizer, one of the two, which
+            # one the names its test reads decide (written in parentheses, as a receiver needs)
+            reads = tuple(sorted({n.value for n in _walk_names(self.tree, expr.test)}))
+            return Value(f"({self._text(expr)})", BindingInfo("optimizer"), reads=reads)
         if not isinstance(expr, cst.Name):
             scaled = self._scaled_ref(expr)
             if scaled is not None:
@@ -1634,6 +1639,24 @@ class _Builder:
         if found is None and qualname is None and isinstance(expr, cst.Name) and self.b.iterates_optimizers(expr):
             return Value(text, BindingInfo("optimizer"))
         return Value(text, self._info(found), qualname)
+
+    def _returned_ref(self, expr: cst.BaseExpression) -> Ref:
+        """What a tensor to back-propagate stands for: as `ref` says, and a call of a function
+        the project may hold (`self.scale_loss(loss).backward()`, a method returning
+        `self.scaler.scale(loss)`) is what that function returns, as when a name holds it."""
+        ref = self.ref(expr)
+        if not (isinstance(ref, Value) and ref.text is None and ref.binding is None and isinstance(expr, cst.Call)):
+            return ref
+        func = expr.func
+        maker = None
+        if isinstance(func, cst.Attribute) and self._is_self(func.value):
+            maker = f"self.{func.attr.value}"
+        elif isinstance(func, cst.Name):
+            local = self._local_function(expr, func.value)
+            maker = f"{self.module_name}.{local}" if local is not None else self.tree.qualname(func)
+        if maker is None or maker.startswith("torch."):
+            return ref
+        return Value(None, BindingInfo("instance", made_by=maker))
 
     def _member(self, expr: cst.BaseExpression, text: str) -> Optional[Member]:
         """`a.b` on a name or on another attribute (`self.executor.scaler`), or a name whose
