@@ -859,7 +859,7 @@ def _amp104(step: _Step) -> Iterator[tuple[Event, str]]:
         if back is None or back.kind not in (EventKind.SCALED_BACKWARD, EventKind.UNSCALE) or back.scaler not in scalers:
             continue
         s, b = back.scaler, scalers[back.scaler]
-        if step.blocked(s, at=g, since=back):
+        if step.blocked(s, at=g, since=back) or _amp_off_alternative(step, g, s, b):
             continue
         later = [x for x in step.events[step.index(g):] if x.kind in (EventKind.UNSCALE, EventKind.SCALER_STEP) and x.scaler == s]
         first = next((x for x in later if _owns_what_is_clipped(x, g)), later[0] if later else None)
@@ -883,6 +883,18 @@ def _amp104(step: _Step) -> Iterator[tuple[Event, str]]:
             f"norms are off by that factor; call `{_call_text(s, 'unscale_', first.target if first else None)}` "
             "before it")
         )
+
+
+def _amp_off_alternative(step: _Step, g: Event, s: str, b: Optional[Binding]) -> bool:
+    """Whether the read `g` of gradients `s` scaled sits on the AMP-off side of a switch whose
+    other side scales or unscales (`if not use_fp16: clip(...)` / `else: scaler.unscale_(opt);
+    clip(...)`), and `s` may be off there too: the code's own branches say no scaling reaches
+    this read. A scaler on whenever it runs scales the AMP-off side's gradients all the same."""
+    return any(
+        toggles and _scaler_may_be_off(b, s, toggles)
+        for x in step.events if x.kind in (EventKind.SCALED_BACKWARD, EventKind.UNSCALE)
+        for toggles in (step.switches(g, x, b, s),)
+    )
 
 
 def _unscales_other_parameters(x: Event, g: Event) -> bool:
