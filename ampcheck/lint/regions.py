@@ -37,7 +37,7 @@ from typing import Optional, Sequence, Union
 import libcst as cst
 
 from ampcheck.lint.consteval import UNKNOWN, ConstEval, TorchDtype
-from ampcheck.lint.names import dotted
+from ampcheck.lint.names import dotted, is_none
 from ampcheck.lint.tree import SourceTree
 
 
@@ -314,7 +314,33 @@ class Regions:
             dtype = DEFAULT_DTYPE.get(device)
         enabled_expr = _arg(args, params, "enabled")
         enabled = True if enabled_expr is None else consts.truth(enabled_expr)
-        return Config(device, dtype, enabled, call, enabled_expr if enabled is None else None)
+        return Config(device, dtype, enabled, call, self._toggle(enabled_expr) if enabled is None else None)
+
+    def _toggle(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """The test an unknown `enabled=` stands for: itself, or, where it asks whether a local
+        name holds an object (`enabled=scaler is not None`) and every object that name is
+        bound to is bound under one `if` (`if args.amp: scaler = GradScaler()`, None in its
+        else or before it), that `if`'s test: code in the else of `if args.amp:` inside the
+        block runs without autocast."""
+        held = _presence_of(expr)
+        if held is None:
+            return expr
+        objects = [v for v in self.tree.values_of(held) if not is_none(v)]
+        tests = {id(t): t for t in map(self._assigned_under, objects)}
+        if not objects or len(tests) != 1 or None in tests.values():
+            return expr
+        return next(iter(tests.values()))  # type: ignore[return-value]
+
+
+def _presence_of(expr: cst.BaseExpression) -> Optional[cst.Name]:
+    """`x` of `x is not None` (or of a bare `x`): a test of whether a name holds an object."""
+    if isinstance(expr, cst.Name):
+        return expr
+    if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and isinstance(expr.left, cst.Name):
+        target = expr.comparisons[0]
+        if isinstance(target.operator, cst.IsNot) and is_none(target.comparator):
+            return expr.left
+    return None
 
 
 def _toggled_by(alternatives: list[Optional[Config]], test: Optional[cst.BaseExpression]) -> list[Optional[Config]]:
