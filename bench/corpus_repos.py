@@ -1802,6 +1802,20 @@ REPOS: tuple[Repo, ...] = (
     Repo("furqanx/barbados-historic-handwriting-ocr", "914097cabfd19eb1e862edd07b1c94a22d0b1273", K.VISION, late=True),
     Repo("ajstyle007/HindiGPT-SFT-and-Generation", "07b64e8abfae96036af8717f4e746bce6d6c2961", K.LLM, late=True),
     Repo("CohleM/lilLM", "f50fe8d0e06357402c36b55aa36a503b71af8693", K.LLM, late=True),
+    # stop 48, held out (batch 3)
+    Repo("nuhame/mlpug", "8d291f4796ba754f1055314bf40b70b9bcd089b5", K.FRAMEWORK, late=True),
+    Repo("fntune/trainformer", "7af4ffd375dfd4db111dd45d61db629a70acb67b", K.FRAMEWORK, late=True),
+    Repo("KimRass/CLIP", "88d62d442905d26d8415c02d128e163e367a0ac4", K.MULTIMODAL, late=True),
+    Repo("jizongFox/Contrast-You", "63dc3d5cc553df9a0768473cad201959c14be51e", K.RESEARCH, late=True),
+    Repo("raphaelreme/deep-trainer", "d18e056fc87085a00e5ef40152ed0dc3849b2d9f", K.FRAMEWORK, late=True),
+    Repo("acherstyx/MM-Video", "b09ceba59a003d7d025070b90077331e9ba829a5", K.FRAMEWORK, late=True),
+    Repo("HagAli22/Hierarchical-Relational-Group-Activity-Recognition", "190fc5816d4d360f550053672525c635e1a1f9d8", K.VISION, late=True),
+    Repo("Cardiobotics/SUEF", "172567027d1e2ac9992685c8856b629b90a58663", K.VISION, late=True),
+    # stop 48, held out (batch 4)
+    Repo("Yi-JiunSu/SSL-contrastive", "d57e0dbbf48675fe7534925176c180983b8ba23e", K.RESEARCH, late=True),
+    Repo("avi33/cifar10", "db96c507628cf1a6f7a6639ddbc4fc7bd9743013", K.VISION, late=True),
+    Repo("dbd05088/myl2p", "af5f7fb9c864343dace752ca8e753b4f9181a1e4", K.VISION, late=True),
+    Repo("avi33/audio-compression", "32c6fa6cfdadaf8cfe77d37b336820fa6e057030", K.SPEECH, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.

@@ -531,6 +531,16 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             "optimizers, whichever of the two is dropped"
         for line in (59, 75)
     },
+    # stop 48, each read
+    **{
+        ("Hariesh28/High-FPS-Video-Frame-Interpolation", "tests/test_scaler_saved.py", "drop_scale", line):
+            "a test of state_dict() on a scaler with no optimizer: one backward of a dummy leaf and no step, so the "
+            "unscaled backward changes no update (the scaler's state is the same either way)"
+        for line in (21, 32)
+    },
+    ("nuhame/mlpug", "examples/legacy/chatbot/pytorch/train_chatbot_reference.py", "drop_unscale", 98):
+        "the legacy example's AMP branch never runs: it hands the trainer two optimizers, and DefaultTrainerMixin "
+        "raises ValueError when loss scaling meets more than one",
 }
 
 # Repositories too large to mutate every file in the time a run has: at most this many of
