@@ -349,6 +349,21 @@ class SourceTree(_Indexes):
                 out.setdefault(key, []).append(node.value)  # type: ignore[arg-type]
         return out
 
+    def name_assignments(self, scope: Optional[cst.CSTNode], name: str) -> list[cst.Assign]:
+        """The `name = ...` statements (plain `=`, `name` one of its targets) of a function's
+        own body (`scope` None: the module's), in source order: where a local is rebound."""
+        return self._name_assignments.get((scope, name), [])
+
+    @cached_property
+    def _name_assignments(self) -> "dict[tuple[Optional[cst.CSTNode], str], list[cst.Assign]]":
+        out: dict[tuple[Optional[cst.CSTNode], str], list[cst.Assign]] = {}
+        for node in self.assigns:
+            if isinstance(node, cst.Assign):
+                for t in node.targets:
+                    if isinstance(t.target, cst.Name):
+                        out.setdefault((self.enclosing_function(node), t.target.value), []).append(node)
+        return out
+
     def only_value(self, name: cst.Name) -> Optional[cst.BaseExpression]:
         """The one value a local of a function ever holds: it is assigned once (`accum_idx = i
         % accum`, `scale: float = 1.0`) and bound no other way in the function (no `+=`, loop

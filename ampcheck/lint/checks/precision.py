@@ -143,10 +143,8 @@ def _bound_between(model: FileModel, name: str, fn: Optional[cst.CSTNode], a: cs
     (`net = net.half()` binds the module the cast returns, itself)."""
     first, last = (a, b) if model.precedes(a, b) else (b, a)
     return any(
-        model.enclosing_function(node) is fn and model.precedes(first, node) and model.precedes(node, last)
-        and not model.within(a, node) and not model.within(b, node)
-        and any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets)
-        for node in model.assigns if isinstance(node, cst.Assign)
+        model.precedes(first, node) and model.precedes(node, last) and not model.within(a, node) and not model.within(b, node)
+        for node in model.name_assignments(fn, name)
     )
 
 

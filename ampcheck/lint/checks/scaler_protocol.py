@@ -1330,11 +1330,7 @@ def _built_once(model: FileModel, b: Binding, loop: cst.CSTNode) -> bool:
     if "." in b.key:
         return True
     fn = model.enclosing_function(guard)
-    before = [
-        node for node in model.assigns if isinstance(node, cst.Assign) and model.within(node, loop)
-        and model.enclosing_function(node) is fn and model.precedes(node, guard)
-        and any(isinstance(t.target, cst.Name) and t.target.value == b.key for t in node.targets)
-    ]
+    before = [node for node in model.name_assignments(fn, b.key) if model.within(node, loop) and model.precedes(node, guard)]
     return not before or not is_none(before[-1].value)
 
 
