@@ -333,9 +333,8 @@ class Regions:
 
 
 def _presence_of(expr: cst.BaseExpression) -> Optional[cst.Name]:
-    """`x` of `x is not None` (or of a bare `x`): a test of whether a name holds an object."""
-    if isinstance(expr, cst.Name):
-        return expr
+    """`x` of `x is not None`: a test of whether a name holds an object (a bare `x` tests the
+    truth of what it holds, which a flag assigned under an `if` need not share with its test)."""
     if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and isinstance(expr.left, cst.Name):
         target = expr.comparisons[0]
         if isinstance(target.operator, cst.IsNot) and is_none(target.comparator):
