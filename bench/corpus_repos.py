@@ -1816,6 +1816,15 @@ REPOS: tuple[Repo, ...] = (
     Repo("avi33/cifar10", "db96c507628cf1a6f7a6639ddbc4fc7bd9743013", K.VISION, late=True),
     Repo("dbd05088/myl2p", "af5f7fb9c864343dace752ca8e753b4f9181a1e4", K.VISION, late=True),
     Repo("avi33/audio-compression", "32c6fa6cfdadaf8cfe77d37b336820fa6e057030", K.SPEECH, late=True),
+    # stop 48, held out (batch 5)
+    Repo("08212849/E2E-ASR", "78600c75d292cc0af8e4928674c036837059d911", K.SPEECH, late=True),
+    Repo("yixinzhishui/MuGCDA", "722cb2d80ff4650a8934d32be3584fce690ab270", K.VISION, late=True),
+    Repo("michaelkosmider/image_captioning", "82accfebb23affd1723a1e1bb1fdf52112624dc1", K.MULTIMODAL, late=True),
+    Repo("peanutChowder/project-ochre", "7355454435461435ca230d49e894fab9c137da1f", K.VISION, late=True),
+    Repo("JeremGamingYT/AnimaS", "a8167609992b7d4c0ae31ee3d20384671e7c82f8", K.VISION, late=True),
+    Repo("aaholmes/diffusion-llm", "be466820c7e4a12d93062b1ebe2a0bc58feb3a3a", K.DIFFUSION, late=True),
+    Repo("gbouras13/ABACBS2024-GPU-workshop-demo-plm-training-slurm-setonix", "c3306b8a07ce7a4d27dc4c3b9b6aed72b95610fe", K.LLM, late=True),
+    Repo("eirikbaekkelund/torchkick", "8b17d41b12d7e7a6a4421729d4ea3bf637517e45", K.VISION, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
