@@ -1825,6 +1825,14 @@ REPOS: tuple[Repo, ...] = (
     Repo("aaholmes/diffusion-llm", "be466820c7e4a12d93062b1ebe2a0bc58feb3a3a", K.DIFFUSION, late=True),
     Repo("gbouras13/ABACBS2024-GPU-workshop-demo-plm-training-slurm-setonix", "c3306b8a07ce7a4d27dc4c3b9b6aed72b95610fe", K.LLM, late=True),
     Repo("eirikbaekkelund/torchkick", "8b17d41b12d7e7a6a4421729d4ea3bf637517e45", K.VISION, late=True),
+    # stop 48, held out (batch 6)
+    Repo("Baber-Jan/SPEGNet", "6b2b9f4893977e7aaf69ff1153cc07ef0b1fb0bd", K.VISION, late=True),
+    Repo("JordanRL/TabulaPrima", "1e48283122151268e8da574a59ad40e3920f7de7", K.LLM, late=True),
+    Repo("Furive-zo/HitchNet", "63bc75f010a2edbea8b21d5b99d9b4e1a261b68a", K.RESEARCH, late=True),
+    Repo("LeonGuertler/SuperTinyLanguageModels", "8d498b63773f2f0dbf0d271466db49879d6d2941", K.LLM, late=True),
+    Repo("hywang66/LARP", "8aaed63354c8c0fabcb8a86a2e31c34320e6db86", K.TTS_GAN, late=True),
+    Repo("GreaterChen/xray_moe", "0f77e2fa610f91096bf8f93a968e25bdaeb645eb", K.MULTIMODAL, late=True),
+    Repo("Assem-ElQersh/General-SISR-Framework", "d536c6e2ebe16d1b4f4e2a307f6a5d51f427d430", K.VISION, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
