@@ -131,8 +131,8 @@ def manual_cast_in_autocast(model: FileModel) -> Iterable[Finding]:
         region = model.regions.active(cast.call)
         if region is None or not region.lowers_precision or model.casts.in_custom_fwd(cast.call) or _inference(model, region, cast):
             continue
-        if cast.dtype == region.dtype and _handed_to_a_call(model, cast):
-            continue
+        if region.dtype in (cast.dtype, None) and _handed_to_a_call(model, cast):
+            continue  # (a region whose dtype is not known, `autocast(device_type=device.type)`, may run in this one)
         if any(reads_dtype(a) for a in assertions_after(model, cast.call)):
             continue  # the dtype is what the code checks: a test of half inputs under autocast
         if isinstance(cast.receiver, (cst.Name, cst.Attribute)):
