@@ -1833,6 +1833,13 @@ REPOS: tuple[Repo, ...] = (
     Repo("hywang66/LARP", "8aaed63354c8c0fabcb8a86a2e31c34320e6db86", K.TTS_GAN, late=True),
     Repo("GreaterChen/xray_moe", "0f77e2fa610f91096bf8f93a968e25bdaeb645eb", K.MULTIMODAL, late=True),
     Repo("Assem-ElQersh/General-SISR-Framework", "d536c6e2ebe16d1b4f4e2a307f6a5d51f427d430", K.VISION, late=True),
+    # stop 48, held out (batch 7)
+    Repo("zxygogo1go/GaussianReg", "d5964f0d40ae97a286e6c36bef60c2e650ab28f5", K.VISION, late=True),
+    Repo("gunesevitan/leap-atmospheric-physics-using-ai--climsim-", "7804f9940f304d9146026b8ab888ade935003379", K.RESEARCH, late=True),
+    Repo("RomanAYakunin/Kaggle_Google_-_American_Sign_Language_Fingerspelling_Recognition", "b6edbc64320b41e3f0e809b9ab89a3ff7b31b667", K.VISION, late=True),
+    Repo("streamer-AP/CCLM", "18dc19445391ef2954a7885408a78b95a57c72db", K.VISION, late=True),
+    Repo("WenhanGuo/MIU2Net", "ca3ca135555332de07310ab33e6ec4d09e783dc9", K.RESEARCH, late=True),
+    Repo("XVX-016/Aether-eye", "ba1418fed2b3795a3604b942989d61fc3074099d", K.VISION, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
