@@ -1840,6 +1840,16 @@ REPOS: tuple[Repo, ...] = (
     Repo("streamer-AP/CCLM", "18dc19445391ef2954a7885408a78b95a57c72db", K.VISION, late=True),
     Repo("WenhanGuo/MIU2Net", "ca3ca135555332de07310ab33e6ec4d09e783dc9", K.RESEARCH, late=True),
     Repo("XVX-016/Aether-eye", "ba1418fed2b3795a3604b942989d61fc3074099d", K.VISION, late=True),
+    # stop 48, held out (batch 8)
+    Repo("uthree/voicechanger", "86a005b74bc0a156ce38fb7724044e3ae504ac61", K.TTS_GAN, late=True),
+    Repo("uthree/ALiVE-VC", "b73ccd08310bf525df552c803e57b5f370692604", K.TTS_GAN, late=True),
+    Repo("ibrahimssd/distributed-training-best-practices", "c90801deb04f7888383692819a76a803efcdaad2", K.FRAMEWORK, late=True),
+    Repo("YooSungHyun/pytorch-trainer", "77762427b8964bee76619e5557ff935f18c6f190", K.FRAMEWORK, late=True),
+    Repo("gpjt/ddp-base-model-from-scratch", "c894ed03715de27a801f92c41238eccb3e57dac9", K.LLM, late=True),
+    Repo("Meloneneis/DQN_Training", "5f50d86ec832ff37ee86feea84fd408f031fc246", K.RL, late=True),
+    Repo("JoeyOL/FSDP-Communication-Optimization", "8e13ba706be62f30a155f17892f8bdfb1ed3deb4", K.LLM, late=True),
+    Repo("dannyadkins/cs244c-llama-zero", "301eeb8f13114740c58fc072708f0a0e05cd9df6", K.LLM, late=True),
+    Repo("DCAN-Labs/gradient-checkpointing", "13a96901db14759053ab6844d6b30263ab9aa3f5", K.RESEARCH, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
