@@ -2010,8 +2010,10 @@ class _Builder:
         """Whether a norm (or max, abs) of gradients only normalises those same gradients:
         it divides them (`eps * p.grad / torch.norm(p.grad)`, a small constant added to it or
         not), directly or through a local name used for nothing else but a test against zero
-        (`if norm != 0:`). The direction of a gradient (FGM's and PGD's adversarial step along
-        it) is the same whatever the loss scale, S*g / (S*|g|) = g / |g|, and so is a zero test."""
+        (`if norm != 0:`) or for NaN/inf (`torch.isnan(norm)`). The direction of a gradient (FGM's,
+        AWP's and PGD's adversarial step along it) is the same whatever the loss scale, S*g / (S*|g|) =
+        g / |g|, and so are a zero test and a NaN/inf test (dividing by the scale, as `unscale_`
+        does, keeps a value zero, NaN, inf or finite)."""
         uses: list[cst.CSTNode] = [read]
         parent = self.tree.parent(read)
         if isinstance(parent, cst.Assign) and parent.value is read:
@@ -2026,16 +2028,31 @@ class _Builder:
             if not uses:
                 return False
         text = self.tree.code_for(grad)
-        return all(self._divides_itself(u, text) or _tested_against_zero(self.tree, u) for u in uses)
+        return all(self._divides_itself(u, text) or _tested_against_zero(self.tree, u) or self._tested_finite(u) for u in uses)
+
+    def _tested_finite(self, node: cst.CSTNode) -> bool:
+        """Whether `node` is what a NaN/inf test asks about (`torch.isnan(norm)`, `math.isinf(norm)`)."""
+        arg = self.tree.parent(node)
+        call = self.tree.parent(arg) if isinstance(arg, cst.Arg) else None
+        if not isinstance(call, cst.Call) or len(call.args) != 1:
+            return False
+        last = call.func.attr.value if isinstance(call.func, cst.Attribute) else call.func.value if isinstance(call.func, cst.Name) else ""
+        return last in _NONFINITE_TESTS
 
     def _divides_itself(self, divisor: cst.CSTNode, grad: str) -> bool:
-        """Whether `divisor` (plus a number, `norm + 1e-8`) divides a product holding `grad`."""
+        """Whether `divisor` (plus a number, `norm + 1e-8`, or a name holding only one: `e =
+        1e-6`) divides a product holding `grad`."""
         parent = self.tree.parent(divisor)
         if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Add) \
-                and isinstance(parent.right if parent.left is divisor else parent.left, (cst.Integer, cst.Float)):
+                and self._number(parent.right if parent.left is divisor else parent.left):
             divisor, parent = parent, self.tree.parent(parent)
         return isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, cst.Divide) and parent.right is divisor \
             and any(self.tree.code_for(f) == grad for f in _factors(parent.left))
+
+    def _number(self, expr: cst.BaseExpression) -> bool:
+        """A numeric literal, or a local that only ever holds one."""
+        value = self.tree.only_value(expr) if isinstance(expr, cst.Name) else expr
+        return isinstance(value, (cst.Integer, cst.Float))
 
     def _measured(self, name: str, at: cst.CSTNode) -> bool:
         """Whether the gradients stored in the local `name` at `at` are read for their size in
