@@ -1850,6 +1850,15 @@ REPOS: tuple[Repo, ...] = (
     Repo("JoeyOL/FSDP-Communication-Optimization", "8e13ba706be62f30a155f17892f8bdfb1ed3deb4", K.LLM, late=True),
     Repo("dannyadkins/cs244c-llama-zero", "301eeb8f13114740c58fc072708f0a0e05cd9df6", K.LLM, late=True),
     Repo("DCAN-Labs/gradient-checkpointing", "13a96901db14759053ab6844d6b30263ab9aa3f5", K.RESEARCH, late=True),
+    # stop 48, held out (batch 9)
+    Repo("rohitsingh02/CommonLit-ESS", "f80ac70ede01ee8fc8c8ec518095243abb70309f", K.LLM, late=True),
+    Repo("osushinekotan/commonlit-evaluate-student-summaries", "880bd2c1a769090d58135a7bfcc744433861affa", K.LLM, late=True),
+    Repo("kfsky/CommonLit2023", "23a3302e417848a71e78eed5b4da483d6f302b66", K.LLM, late=True),
+    Repo("IlyaLion/CommonLit-Evaluate-Student-Summaries", "0e4bbe947115fe41fd480c2ebd34fe66e713f87e", K.LLM, late=True),
+    Repo("trtd56/NBME-Score-Clinical-Patient-Notes", "a0eb0432405db4427f466ecb17a93fe60017c0eb", K.LLM, late=True),
+    Repo("Auyin111/Kaggle-NLP-Phrase-Matching-competition-", "b114cc82b602ab9fd4a3a98e9fb0a28e199d42cd", K.LLM, late=True),
+    Repo("ktm98/kaggle-feedback-prize-3", "faea2209d0190c3c267f3256839d9be798ba7b41", K.LLM, late=True),
+    Repo("AMontgomerie/jigsaw-toxic-severity-competition", "60867447224308722c4cae0ddf0b2cf0b957f66c", K.LLM, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
