@@ -1859,6 +1859,11 @@ REPOS: tuple[Repo, ...] = (
     Repo("Auyin111/Kaggle-NLP-Phrase-Matching-competition-", "b114cc82b602ab9fd4a3a98e9fb0a28e199d42cd", K.LLM, late=True),
     Repo("ktm98/kaggle-feedback-prize-3", "faea2209d0190c3c267f3256839d9be798ba7b41", K.LLM, late=True),
     Repo("AMontgomerie/jigsaw-toxic-severity-competition", "60867447224308722c4cae0ddf0b2cf0b957f66c", K.LLM, late=True),
+    # stop 48, held out (batch 10)
+    Repo("Sagar063/week9_ERAV4_ImageNet_ResNet-50_Model_Experiments", "c7e91c4a04873b1a64281bb6f9eeb57d36d48ccc", K.VISION, late=True),
+    Repo("kamikazekartik/cs744_assignments", "9e165fb6f8bd94855da2307c4fd15e464d858991", K.RESEARCH, late=True),
+    Repo("Liuott/labdemo2", "94a788db85cc32d381697343fc2f84d3e0de6199", K.VISION, late=True),
+    Repo("pasberry/pytorch-solo-leveling", "16be1f70bc493bad10f5313b9c4fbdf6acc4f2c0", K.FRAMEWORK, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
