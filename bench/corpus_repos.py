@@ -1864,6 +1864,15 @@ REPOS: tuple[Repo, ...] = (
     Repo("kamikazekartik/cs744_assignments", "9e165fb6f8bd94855da2307c4fd15e464d858991", K.RESEARCH, late=True),
     Repo("Liuott/labdemo2", "94a788db85cc32d381697343fc2f84d3e0de6199", K.VISION, late=True),
     Repo("pasberry/pytorch-solo-leveling", "16be1f70bc493bad10f5313b9c4fbdf6acc4f2c0", K.FRAMEWORK, late=True),
+    # stop 48, held out (batch 11)
+    Repo("Ino-Ichan/RSNA-2022", "07c92cdb4c6828762a3bbdaf4966bedf9f48f857", K.VISION, late=True),
+    Repo("hamishdickson/birdclef_2022", "7bad03854a0dec54ead7035bcce20267b1e32ea6", K.SPEECH, late=True),
+    Repo("Michal1337/BirdCLEF", "a272de4246591fcad0c32d89e4e70ace1586ee87", K.SPEECH, late=True),
+    Repo("lihaoxin2020/uwmgi", "ad23308243132e3698f4ed5c517d7ac6f49020b2", K.VISION, late=True),
+    Repo("achilleess/happywhale-2022", "1d2b01694adda6bfbd6454954cab90f9ddb7256b", K.VISION, late=True),
+    Repo("StarrySky-SHT/BirdClef2025-8thSol", "b03c1301921147e2407b8b05570644047d49d4b1", K.SPEECH, late=True),
+    Repo("Optimox/HubMap", "16da543e4978b50dc02c7eb9158cef7f83f82d78", K.VISION, late=True),
+    Repo("trungnq0202/kaggle-happywhale-2022", "a805611f391ca9e260afcf6d5c121bb86e3a8ea0", K.VISION, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
