@@ -1873,6 +1873,14 @@ REPOS: tuple[Repo, ...] = (
     Repo("StarrySky-SHT/BirdClef2025-8thSol", "b03c1301921147e2407b8b05570644047d49d4b1", K.SPEECH, late=True),
     Repo("Optimox/HubMap", "16da543e4978b50dc02c7eb9158cef7f83f82d78", K.VISION, late=True),
     Repo("trungnq0202/kaggle-happywhale-2022", "a805611f391ca9e260afcf6d5c121bb86e3a8ea0", K.VISION, late=True),
+    # stop 48, held out (batch 12)
+    Repo("paraglondhe098/candle", "613b8a9eb17623ce0e59a168a6f7e9e94bf5cafc", K.FRAMEWORK, late=True),
+    Repo("Atharva-Phatak/torchflare", "67c261c6f0d4863aaacff5c2ab034dbbb0394a39", K.FRAMEWORK, late=True),
+    Repo("davidtvs/pytorch-lr-finder", "76df3050c5554d698cb618e792957873bc878b30", K.FRAMEWORK, late=True),
+    Repo("sarimahsan/nova", "d4c003767a170b038824597962f76867444d974f", K.LLM, late=True),
+    Repo("bonlime/pytorch-tools", "549f6ec5bf6f9708866e7271b80cb38bbfc77210", K.FRAMEWORK, late=True),
+    Repo("pytorch-ignite/code-generator", "367c36786e51466a6cb99a18436d7625cb0f6f93", K.FRAMEWORK, late=True),
+    Repo("MYK-CN/GISeg-Bench", "c13fb1e7af42b60d07d3d60e0286ac389c0cda30", K.VISION, late=True),
 )
 BY_NAME: dict[str, Repo] = {r.name: r for r in REPOS}
 # Project files that say which Python and torch the code targets; written beside the sources.
