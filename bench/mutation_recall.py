@@ -538,6 +538,9 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             "unscaled backward changes no update (the scaler's state is the same either way)"
         for line in (21, 32)
     },
+    ("zxygogo1go/GaussianReg", "train_registration.py", "step_to_opt", 1362):
+        "unscale_(optimizer) runs first and a non-finite clipped norm skips the sample (continue): the hand "
+        "step only ever takes finite, unscaled gradients, and update() reads the inf check unscale_ recorded",
     ("nuhame/mlpug", "examples/legacy/chatbot/pytorch/train_chatbot_reference.py", "drop_unscale", 98):
         "the legacy example's AMP branch never runs: it hands the trainer two optimizers, and DefaultTrainerMixin "
         "raises ValueError when loss scaling meets more than one",

@@ -35,6 +35,7 @@ _NOT_SCALERS = frozenset({"model", "loss", "optimizer", "scheduler"})
 _READS_PARAMETERS = frozenset({"apex.amp.master_params"})
 _LR_SCHEDULE = re.compile(r"sched|(^|[._])lr(_|$)|_lr\b|warmup|learning_rate", re.I)
 _PER_OPTIMIZER = re.compile(r"optim|^opt_?(idx|id|i|index)$", re.I)
+_NONFINITE_TESTS = frozenset({"isfinite", "isnan", "isinf"})
 _NONFINITE_WORD = re.compile(r"^(isfinite|isnan|isinf|nan|inf|finite|found_inf|all_finite|is_finite)$|finite", re.I)
 
 
@@ -170,7 +171,10 @@ class _Step:
         when None) and `b`, or `b` runs only when a check it sits under passes (`if
         torch.isfinite(norm): opt.step()`). A check that `a` sits under too came before it
         (`if np.isnan(loss): raise` ahead of the backward): a finite loss says nothing of the
-        gradients the backward then overflows."""
+        gradients the backward then overflows. A `b` on the side of a check where it found
+        inf/NaN (`if not torch.isfinite(norm): opt.step()`) runs on exactly those values."""
+        if any(_on_the_nonfinite_side(g) for g in b.guards if a is None or g not in a.guards):
+            return False
         if any(
             x.kind == EventKind.NONFINITE and not x.op.inert
             for x in (self.between(a, b) if a else self.events[: self.index(b)])
@@ -883,6 +887,27 @@ def _amp104(step: _Step) -> Iterator[tuple[Event, str]]:
             f"norms are off by that factor; call `{_call_text(s, 'unscale_', first.target if first else None)}` "
             "before it")
         )
+
+
+def _on_the_nonfinite_side(g: Guard) -> bool:
+    """Whether `g` holds its events only where a NaN/inf test found one: the body of `if not
+    torch.isfinite(norm):` or of `if torch.isnan(loss):`, the else of `if torch.isfinite(norm):`
+    (and the code after such an `if` whose body leaves). A test that also reads other things
+    (`and`, `or`, a comparison) or could go either way (`isfinite(g).any()`) says nothing."""
+    test, holds = g.test, g.branch is Branch.BODY
+    if test is None or g.branch not in (Branch.BODY, Branch.ORELSE):
+        return False
+    while test.negated is not None:
+        test, holds = test.negated, not holds
+    if test.conjuncts or test.disjuncts or test.ordered or test.compared is not None:
+        return False
+    found = [c for c in test.calls if c in _NONFINITE_TESTS]
+    if len(found) != 1:
+        return False
+    finite_when_true = found[0] == "isfinite"
+    if ("any" if finite_when_true else "all") in test.calls:
+        return False
+    return holds != finite_when_true
 
 
 def _amp_off_alternative(step: _Step, g: Event, s: str, b: Optional[Binding]) -> bool:
