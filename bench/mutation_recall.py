@@ -538,6 +538,9 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             "unscaled backward changes no update (the scaler's state is the same either way)"
         for line in (21, 32)
     },
+    ("Assem-ElQersh/General-SISR-Framework", "trainers/gan_trainer.py", "drop_update", 107):
+        "the generator's and the discriminator's whole cycles share one scaler every iteration: the update "
+        "that is left resets both optimizers and reads both inf checks, the documented pattern for two optimizers",
     ("zxygogo1go/GaussianReg", "train_registration.py", "step_to_opt", 1362):
         "unscale_(optimizer) runs first and a non-finite clipped norm skips the sample (continue): the hand "
         "step only ever takes finite, unscaled gradients, and update() reads the inf check unscale_ recorded",
