@@ -17,6 +17,7 @@ from typing import Union
 
 import libcst as cst
 
+from ampcheck.lint.names import last_name
 from ampcheck.lint.tree import SourceTree
 
 Assertion = Union[cst.Assert, cst.Call]
@@ -44,8 +45,7 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-        if name.startswith("assert"):
+        if (last_name(func) or "").startswith("assert"):
             self.found.append(node)
 
 

@@ -41,7 +41,7 @@ from ampcheck.lint.kinds import (
     MODULE_CHAIN, SCALER_ANNOTATION, SCALER_CLASS_NAMES, is_lr_scheduler_class, is_optimizer_class, is_scaler_class, named_like_optimizer,
     scaler_attribute, scaler_use,
 )
-from ampcheck.lint.names import call_argument, dotted, is_none
+from ampcheck.lint.names import call_argument, dotted, is_none, last_name
 from ampcheck.lint.tree import SourceTree
 from ampcheck.lint.walk import preorder
 
@@ -544,7 +544,7 @@ class Bindings:
         if is_get_scale(value):
             return Binding("loss_scale", key, value, scope=scope)  # the scale a scaler multiplies the loss by
         quals = self.tree.names.resolve(func)
-        last = _last_name(func)
+        last = last_name(func)
         made = self._scaler_classes_named(func) if not quals and isinstance(func, cst.Name) else None
         if made:
             return self._scaler(value, key, scope, made)
@@ -909,14 +909,6 @@ def _is_made(func: cst.BaseExpression, quals: frozenset[str]) -> bool:
 
 def _is_torch(tree: SourceTree, call: cst.Call) -> bool:
     return any(q.startswith("torch.") for q in tree.names.resolve(call.func))
-
-
-def _last_name(func: cst.BaseExpression) -> Optional[str]:
-    if isinstance(func, cst.Name):
-        return func.value
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return None
 
 
 def _base_names(cls: cst.ClassDef) -> list[str]:

@@ -45,6 +45,16 @@ def is_none(expr: Optional[cst.CSTNode]) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None"
 
 
+def last_name(func: cst.BaseExpression) -> Optional[str]:
+    """The last name of what a call calls (`step` of `self.scaler.step`, `isnan` of
+    `isnan`); None for anything else (a subscript, a call's result)."""
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return None
+
+
 def compared_to_none(expr: cst.BaseExpression) -> Optional[cst.BaseCompOp]:
     """The operator of a test that compares one value with `None` (`x is None`, `x is not
     None`, `x == None`); None for any other test."""

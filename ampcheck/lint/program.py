@@ -50,7 +50,7 @@ from ampcheck.lint.closures import keeps_alias
 from ampcheck.lint.codec import Codec
 from ampcheck.lint.consteval import named_param, param_names
 from ampcheck.lint.kinds import MODULE_CHAIN, framework_clipper, is_optimizer_class
-from ampcheck.lint.names import call_argument, compared_to_none, compared_to_string, dotted, equality, is_none
+from ampcheck.lint.names import call_argument, compared_to_none, compared_to_string, dotted, equality, is_none, last_name
 from ampcheck.lint.tree import SourceTree
 from ampcheck.lint.walk import preorder
 
@@ -66,7 +66,7 @@ CLIP_LIKE_TORCH = frozenset(
     }
 )
 NONFINITE = frozenset({"isfinite", "isnan", "isinf", "nan_to_num", "nan_to_num_", "_amp_foreach_non_finite_check_and_unscale_"})
-_NONFINITE_TESTS = frozenset({"isfinite", "isnan", "isinf"})  # (the rest repair what they find)
+NONFINITE_TESTS = frozenset({"isfinite", "isnan", "isinf"})  # (the rest repair what they find)
 # What only reports a value or converts it for a report: `print`, a logger's methods, `str(v)`
 _REPORTING = re.compile(r"^(print|warnings\.warn|str|repr|float|int|round|(.*\.)?(debug|info|warning|warn|error|log|write))$")
 _BUILTINS = frozenset(
@@ -1109,11 +1109,16 @@ class _Builder:
         return True
 
     def _maker(self, b: Binding) -> Optional[str]:
-        func = b.maker
+        return self._maker_of(b.maker, b.node if isinstance(b.node, cst.Call) else None)
+
+    def _maker_of(self, func: Optional[cst.BaseExpression], call: Optional[cst.Call]) -> Optional[str]:
+        """What `call` calls by `func`, as `BindingInfo.made_by` names it: `self.<method>` for a
+        method of the object, a function of this file by its qualified name, an imported one by
+        what it resolves to (a name needs the call it is written in)."""
         if isinstance(func, cst.Attribute):
             return f"self.{func.attr.value}"
-        if isinstance(func, cst.Name) and isinstance(b.node, cst.Call):
-            local = self._local_function(b.node, func.value)
+        if isinstance(func, cst.Name) and call is not None:
+            local = self._local_function(call, func.value)
             return f"{self.module_name}.{local}" if local is not None else self.tree.qualname(func)
         return None
 
@@ -1431,7 +1436,7 @@ class _Builder:
     def _nonfinite(self, call: cst.Call, last: str, guards: tuple[GuardSpec, ...]) -> Op:
         return Op(
             OpKind.NONFINITE, guards, text=self._text(call.func), node=call,
-            inert=last in _NONFINITE_TESTS and self._only_reported(call),
+            inert=last in NONFINITE_TESTS and self._only_reported(call),
         )
 
     def _only_reported(self, call: cst.Call) -> bool:
@@ -1497,7 +1502,7 @@ class _Builder:
     def _call(self, call: cst.Call, guards: tuple[GuardSpec, ...]) -> Optional[Op]:
         func = call.func
         quals = self.tree.names.resolve(func)
-        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        last = last_name(func)
         if quals:
             return self._library_call(call, quals, last, guards)
         if last in NONFINITE:
@@ -1648,12 +1653,7 @@ class _Builder:
         if not (isinstance(ref, Value) and ref.text is None and ref.binding is None and isinstance(expr, cst.Call)):
             return ref
         func = expr.func
-        maker = None
-        if isinstance(func, cst.Attribute) and self._is_self(func.value):
-            maker = f"self.{func.attr.value}"
-        elif isinstance(func, cst.Name):
-            local = self._local_function(expr, func.value)
-            maker = f"{self.module_name}.{local}" if local is not None else self.tree.qualname(func)
+        maker = self._maker_of(func, expr) if isinstance(func, cst.Name) or (isinstance(func, cst.Attribute) and self._is_self(func.value)) else None
         if maker is None or maker.startswith("torch."):
             return ref
         return Value(None, BindingInfo("instance", made_by=maker))
@@ -1950,7 +1950,7 @@ class _Builder:
                 call = self.tree.parent(parent)
                 if not isinstance(call, cst.Call):
                     return False
-                last = call.func.attr.value if isinstance(call.func, cst.Attribute) else call.func.value if isinstance(call.func, cst.Name) else ""
+                last = last_name(call.func) or ""
                 if last in _HOMOGENEOUS_READS and (self._divided_by_scale(call) or self._normalizes(call, cur)):
                     return False  # (`torch.norm(p.grad) / scaler.get_scale()`; `p.grad / torch.norm(p.grad)`)
                 if last in _MAGNITUDE_READS or last in NONFINITE or _LOGGING.search(self._text(call.func)):
@@ -2036,8 +2036,7 @@ class _Builder:
         call = self.tree.parent(arg) if isinstance(arg, cst.Arg) else None
         if not isinstance(call, cst.Call) or len(call.args) != 1:
             return False
-        last = call.func.attr.value if isinstance(call.func, cst.Attribute) else call.func.value if isinstance(call.func, cst.Name) else ""
-        return last in _NONFINITE_TESTS
+        return last_name(call.func) in NONFINITE_TESTS
 
     def _divides_itself(self, divisor: cst.CSTNode, grad: str) -> bool:
         """Whether `divisor` (plus a number, `norm + 1e-8`, or a name holding only one: `e =

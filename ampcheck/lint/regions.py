@@ -37,7 +37,7 @@ from typing import Optional, Sequence, Union
 import libcst as cst
 
 from ampcheck.lint.consteval import UNKNOWN, ConstEval, TorchDtype
-from ampcheck.lint.names import dotted, is_none
+from ampcheck.lint.names import compared_to_none, dotted, is_none
 from ampcheck.lint.tree import SourceTree
 
 
@@ -335,10 +335,8 @@ class Regions:
 def _presence_of(expr: cst.BaseExpression) -> Optional[cst.Name]:
     """`x` of `x is not None`: a test of whether a name holds an object (a bare `x` tests the
     truth of what it holds, which a flag assigned under an `if` need not share with its test)."""
-    if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1 and isinstance(expr.left, cst.Name):
-        target = expr.comparisons[0]
-        if isinstance(target.operator, cst.IsNot) and is_none(target.comparator):
-            return expr.left
+    if isinstance(compared_to_none(expr), cst.IsNot) and isinstance(expr.left, cst.Name):  # type: ignore[attr-defined]
+        return expr.left  # type: ignore[attr-defined]
     return None
 
 

@@ -23,7 +23,9 @@ from ampcheck.lint.closures import local_use
 from ampcheck.lint.kinds import is_scaler_class, scale_invariant_optimizer, scaler_shaped
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import compared_to_none, dotted, is_none
-from ampcheck.lint.program import Attr, BindingInfo as Binding, Branch, GuardKind, Imported, Method, Param, Ref, Test, Value
+from ampcheck.lint.program import (
+    NONFINITE_TESTS, Attr, BindingInfo as Binding, Branch, GuardKind, Imported, Method, Param, Ref, Test, Value,
+)
 from ampcheck.lint.steps import Event, EventKind, Guard, OnePins, exclusive, separating
 
 # Conditions that switch AMP on and off; the branches they pick are the scaler's own states.
@@ -35,7 +37,6 @@ _NOT_SCALERS = frozenset({"model", "loss", "optimizer", "scheduler"})
 _READS_PARAMETERS = frozenset({"apex.amp.master_params"})
 _LR_SCHEDULE = re.compile(r"sched|(^|[._])lr(_|$)|_lr\b|warmup|learning_rate", re.I)
 _PER_OPTIMIZER = re.compile(r"optim|^opt_?(idx|id|i|index)$", re.I)
-_NONFINITE_TESTS = frozenset({"isfinite", "isnan", "isinf"})
 _NONFINITE_WORD = re.compile(r"^(isfinite|isnan|isinf|nan|inf|finite|found_inf|all_finite|is_finite)$|finite", re.I)
 
 
@@ -901,7 +902,7 @@ def _on_the_nonfinite_side(g: Guard) -> bool:
         test, holds = test.negated, not holds
     if test.conjuncts or test.disjuncts or test.ordered or test.compared is not None:
         return False
-    found = [c for c in test.calls if c in _NONFINITE_TESTS]
+    found = [c for c in test.calls if c in NONFINITE_TESTS]
     if len(found) != 1:
         return False
     finite_when_true = found[0] == "isfinite"
