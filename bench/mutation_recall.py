@@ -547,6 +547,41 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
     ("nuhame/mlpug", "examples/legacy/chatbot/pytorch/train_chatbot_reference.py", "drop_unscale", 98):
         "the legacy example's AMP branch never runs: it hands the trainer two optimizers, and DefaultTrainerMixin "
         "raises ValueError when loss scaling meets more than one",
+    # stop 49, each read
+    **{
+        ("FlorentinGe/Birdclef2026-2ndplace", "train_distilled_sed.py", kind, line):
+            "the scaler is GradScaler(enabled=not USE_BF16) with the module constant USE_BF16 = True: it is "
+            "disabled, so every scaler call passes through"
+        for kind, line in (("drop_unscale", 1005), ("unscale_after_clip", 1005), ("drop_update", 1008),
+                           ("step_to_opt", 1007), ("drop_scale", 1004))
+    },
+    **{
+        (repo, path, "drop_update", line): "the generator's and the discriminator's (or each model's) whole cycles share one scaler every iteration: the update that is left resets every optimizer and reads every inf check, the documented pattern for several optimizers"
+        for repo, path, line in (
+            ("devasphn/NewProject", "train_codec_dac.py", 129), ("devasphn/NewProject", "train_codec_dac.py", 176),
+            ("dhardaiv/ecosystem", "train.py", 682), ("dhardaiv/ecosystem", "train.py", 711),
+            ("nooralddenshamroukh/Ai_voice_Converter", "train_svc.py", 96),
+            ("nooralddenshamroukh/Ai_voice_Converter", "train_svc.py", 111),
+            ("STomoya/MambaPainter", "train_2_stroke_predictor.py", 130),
+        )
+    },
+    **{
+        (repo, path, "drop_update", line): "a one-step check with nothing after it: the update it drops would "
+        "change the scale for no later step"
+        for repo, path, line in (
+            ("devasphn/NewProject", "preflight_check.py", 249),
+            ("caroline443/sevir-vil-nowcasting-lab", "scripts/smoke_simvp.py", 66),
+        )
+    },
+    **{
+        (repo, path, "step_to_opt", line):
+            "unscale_(optimizer) runs first and the hand step sits under a finite-norm check: it only ever takes "
+            "finite, unscaled gradients, and update() reads the inf check unscale_ recorded"
+        for repo, path, line in (
+            ("MarvelMathesh/MambaDerm", "train.py", 354), ("MarvelMathesh/MambaDerm", "train_ham10000.py", 349),
+            ("devasphn/NewProject", "train_codec_production.py", 475),
+        )
+    },
 }
 
 # Repositories too large to mutate every file in the time a run has: at most this many of
