@@ -1491,6 +1491,17 @@ class _Builder:
                 return True
         return False
 
+    def _result_used(self, call: cst.Call) -> bool:
+        """Whether the value of a call is put to use: assigned (but to `_`), passed on, or an
+        operand. `Tensor.backward()` returns None, so a `.backward(...)` whose result is kept
+        (`feats[i] = trans.backward(feats[i])`, a data transform's inverse) is some other
+        object's method, not autograd's. A `return loss.backward()` hands None on, as a
+        helper's last line may, and stays a backward."""
+        parent = self.tree.parent(call)
+        if isinstance(parent, cst.Assign):
+            return not all(isinstance(t.target, cst.Name) and t.target.value == "_" for t in parent.targets)
+        return isinstance(parent, (cst.AnnAssign, cst.AugAssign, cst.Arg, cst.BinaryOperation, cst.Attribute, cst.Subscript))
+
     def _own_method(self, call: cst.Call, recv: cst.BaseExpression, name: str) -> bool:
         """Whether `recv.name(...)` calls a method the enclosing class defines itself
         (`self.clip_grad_norm_(...)` of a trainer whose own `clip_grad_norm_` unscales first)."""
@@ -1515,8 +1526,8 @@ class _Builder:
                 return self._clip(call, guards)  # FSDP's model.clip_grad_norm_
             if self._is_self(recv):
                 return self._op(call, guards, self._self_method(call, func.attr.value))
-            if func.attr.value == "backward" and _identically_zero(recv):
-                return None  # no gradient changes, scaled or not
+            if func.attr.value == "backward" and (_identically_zero(recv) or self._result_used(call)):
+                return None  # no gradient changes, scaled or not; or not autograd's backward
             op = self._op(call, guards, Method(self._returned_ref(recv) if func.attr.value == "backward" else self.ref(recv), func.attr.value))
             op.subject = self._text(recv)
             op.apex_scaled = func.attr.value == "backward" and self._apex_scaled(call, recv)
