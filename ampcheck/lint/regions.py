@@ -308,13 +308,39 @@ class Regions:
         dtype_expr = _arg(args, params, "dtype")
         dtype: Optional[str] = None
         dtype_value = consts.value(dtype_expr) if dtype_expr is not None else None
+        chosen = None if isinstance(dtype_value, TorchDtype) else self._low_dtype_chosen_under(dtype_expr)
         if isinstance(dtype_value, TorchDtype):
             dtype = dtype_value.name
+        elif chosen is not None:
+            dtype = chosen[0]
         elif dtype_value is None and device is not None:
             dtype = DEFAULT_DTYPE.get(device)
         enabled_expr = _arg(args, params, "enabled")
         enabled = True if enabled_expr is None else consts.truth(enabled_expr)
+        if enabled is True and chosen is not None:
+            return Config(device, dtype, None, call, chosen[1])
         return Config(device, dtype, enabled, call, self._toggle(enabled_expr) if enabled is None else None)
+
+    def _low_dtype_chosen_under(self, expr: Optional[cst.BaseExpression]) -> Optional[tuple[str, cst.BaseExpression]]:
+        """A `dtype=` name that holds float32 but a low dtype where one test holds
+        (`precision = torch.float32`, then `if mixed_precision: precision = torch.float16`):
+        that dtype, and the test, which toggles the region's lowering like an `enabled=`
+        expression (code in the else of `if mixed_precision:` inside the block runs in
+        float32). None unless every value of the name is a dtype, the low ones agree and are
+        all assigned under that one `if`."""
+        if not isinstance(expr, cst.Name):
+            return None
+        values = self.tree.values_of(expr)
+        dtypes = [self.consts.value(v) for v in values]
+        if not all(isinstance(d, TorchDtype) for d in dtypes):
+            return None
+        low = [(v, d.name) for v, d in zip(values, dtypes) if d.name not in _FULL_PRECISION]
+        if len(low) == len(values) or len({name for _, name in low}) != 1:
+            return None
+        tests = {id(t): t for t in (self._assigned_under(v) for v, _ in low)}
+        if len(tests) != 1 or None in tests.values():
+            return None
+        return low[0][1], next(iter(tests.values()))  # type: ignore[return-value]
 
     def _toggle(self, expr: cst.BaseExpression) -> cst.BaseExpression:
         """The test an unknown `enabled=` stands for: itself, or, where it asks whether a local
