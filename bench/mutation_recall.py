@@ -549,14 +549,10 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "raises ValueError when loss scaling meets more than one",
     # stop 49, each read
     **{
-        ("FlorentinGe/Birdclef2026-2ndplace", "train_distilled_sed.py", kind, line):
-            "the scaler is GradScaler(enabled=not USE_BF16) with the module constant USE_BF16 = True: it is "
-            "disabled, so every scaler call passes through"
-        for kind, line in (("drop_unscale", 1005), ("unscale_after_clip", 1005), ("drop_update", 1008),
-                           ("step_to_opt", 1007), ("drop_scale", 1004))
-    },
-    **{
-        (repo, path, "drop_update", line): "the generator's and the discriminator's (or each model's) whole cycles share one scaler every iteration: the update that is left resets every optimizer and reads every inf check, the documented pattern for several optimizers"
+        (repo, path, "drop_update", line):
+            "the generator's and the discriminator's (or each model's) whole cycles share one scaler every "
+            "iteration: the update that is left resets every optimizer and reads every inf check, the documented "
+            "pattern for several optimizers"
         for repo, path, line in (
             ("devasphn/NewProject", "train_codec_dac.py", 129), ("devasphn/NewProject", "train_codec_dac.py", 176),
             ("dhardaiv/ecosystem", "train.py", 682), ("dhardaiv/ecosystem", "train.py", 711),
@@ -599,15 +595,42 @@ def _implements_scaler(cls: ast.ClassDef) -> bool:
 
 
 def _never_enabled(tree: ast.AST) -> bool:
-    """Every GradScaler the file builds is built with a literal `enabled=False`."""
+    """Every GradScaler the file builds is built disabled: `enabled=False`, or a module
+    constant that is False (`amp_enable = False`, `enabled=amp_enable`; `USE_BF16 = True`,
+    `enabled=not USE_BF16`), a name assigned once in the whole file, at its top level."""
     built = [
         node for node in ast.walk(tree)
         if isinstance(node, ast.Call) and ast.unparse(node.func).rsplit(".", 1)[-1] == "GradScaler"
     ]
+    constants = _module_bools(tree)
     return bool(built) and all(
-        any(k.arg == "enabled" and isinstance(k.value, ast.Constant) and k.value.value is False for k in call.keywords)
-        for call in built
+        any(k.arg == "enabled" and _false(k.value, constants) for k in call.keywords) for call in built
     )
+
+
+def _module_bools(tree: ast.AST) -> dict[str, bool]:
+    """The names the module binds once, at its top level, to a literal True or False."""
+    counts: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    return {
+        stmt.targets[0].id: stmt.value.value
+        for stmt in getattr(tree, "body", [])
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+        and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, bool)
+        and counts.get(stmt.targets[0].id) == 1
+    }
+
+
+def _false(expr: ast.expr, constants: dict[str, bool]) -> bool:
+    if isinstance(expr, ast.Constant):
+        return expr.value is False
+    if isinstance(expr, ast.Name):
+        return constants.get(expr.id) is False
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not) and isinstance(expr.operand, ast.Name):
+        return constants.get(expr.operand.id) is True
+    return False
 
 
 def equivalent(repo: str, m: Mutant, original: str) -> Optional[str]:
@@ -620,7 +643,7 @@ def equivalent(repo: str, m: Mutant, original: str) -> Optional[str]:
         if isinstance(node, ast.ClassDef) and node.lineno <= m.first <= (node.end_lineno or 0) and _implements_scaler(node):
             return f"inside the GradScaler implementation `{node.name}`"
     if _never_enabled(tree):
-        return "the only scaler the file builds is GradScaler(enabled=False)"
+        return "every scaler the file builds is disabled (enabled=False, or a module constant that is False)"
     return None
 
 

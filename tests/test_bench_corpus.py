@@ -36,6 +36,25 @@ def test_a_mutant_of_a_file_whose_only_scaler_is_disabled_is_equivalent():
     assert mutation_recall.equivalent("o/r", mutant, source) is not None
 
 
+def test_a_mutant_of_a_file_whose_scaler_is_disabled_by_a_module_constant_is_equivalent():
+    for flag, enabled in (("AMP = False", "AMP"), ("USE_BF16 = True", "not USE_BF16")):
+        source = (
+            f"{flag}\nscaler = GradScaler(enabled={enabled})\n"
+            "scaler.scale(loss).backward()\nscaler.step(opt)\nscaler.update()\n"
+        )
+        mutant = mutation_recall.Mutant("drop_update", "t.py", 5, 5, source.replace("scaler.update()", "pass"))
+        assert mutation_recall.equivalent("o/r", mutant, source) is not None, enabled
+
+
+def test_a_mutant_of_a_scaler_whose_module_flag_is_reassigned_counts():
+    source = (
+        "AMP = False\nAMP = parse_args().amp\nscaler = GradScaler(enabled=AMP)\n"
+        "scaler.scale(loss).backward()\nscaler.step(opt)\nscaler.update()\n"
+    )
+    mutant = mutation_recall.Mutant("drop_update", "t.py", 6, 6, source.replace("scaler.update()", "pass"))
+    assert mutation_recall.equivalent("o/r", mutant, source) is None
+
+
 def test_a_mutant_of_an_enabled_scaler_counts():
     source = "scaler = GradScaler(enabled=use_amp)\nscaler.scale(loss).backward()\nscaler.step(opt)\nscaler.update()\n"
     mutant = mutation_recall.Mutant("drop_update", "t.py", 4, 4, source.replace("scaler.update()", "pass"))
