@@ -12,7 +12,8 @@ API (facet `model.regions`):
   sites for a function entered from inside another region; `toggle` the `enabled=` expression
   of a maybe-enabled region written here (`enabled=args.amp`), or the test under which a
   stored manager is autocast (`amp_ctx = autocast()` under `if fp16:`, `autocast() if fp16
-  else nullcontext()`).
+  else nullcontext()`), or under which a `dtype=` name holds its low dtype rather than
+  float32 (`if mixed_precision: precision = torch.float16`).
 - `model.regions.all`: every region in the file.
 - `model.regions.enclosing(node)`: the innermost region covering `node`, a disabled one
   included, so callers see that `autocast(enabled=False)` turned autocast off there.
