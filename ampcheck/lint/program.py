@@ -1496,7 +1496,8 @@ class _Builder:
         operand. `Tensor.backward()` returns None, so a `.backward(...)` whose result is kept
         (`feats[i] = trans.backward(feats[i])`, a data transform's inverse) is some other
         object's method, not autograd's. A `return loss.backward()` hands None on, as a
-        helper's last line may, and stays a backward."""
+        helper's last line may, and stays a backward; so does one of a loss a scaler scaled
+        (`res = scaler.scale(loss).backward()`), which is a tensor whatever is kept."""
         parent = self.tree.parent(call)
         if isinstance(parent, cst.Assign):
             return not all(isinstance(t.target, cst.Name) and t.target.value == "_" for t in parent.targets)
@@ -1526,7 +1527,9 @@ class _Builder:
                 return self._clip(call, guards)  # FSDP's model.clip_grad_norm_
             if self._is_self(recv):
                 return self._op(call, guards, self._self_method(call, func.attr.value))
-            if func.attr.value == "backward" and (_identically_zero(recv) or self._result_used(call)):
+            if func.attr.value == "backward" and (
+                _identically_zero(recv) or (self._result_used(call) and self._scaled_ref(recv) is None)
+            ):
                 return None  # no gradient changes, scaled or not; or not autograd's backward
             op = self._op(call, guards, Method(self._returned_ref(recv) if func.attr.value == "backward" else self.ref(recv), func.attr.value))
             op.subject = self._text(recv)
