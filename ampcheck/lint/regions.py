@@ -309,10 +309,10 @@ class Regions:
         dtype_expr = _arg(args, params, "dtype")
         dtype: Optional[str] = None
         dtype_value = consts.value(dtype_expr) if dtype_expr is not None else None
-        chosen = None if isinstance(dtype_value, TorchDtype) else self._low_dtype_chosen_under(dtype_expr)
+        chosen = None
         if isinstance(dtype_value, TorchDtype):
             dtype = dtype_value.name
-        elif chosen is not None:
+        elif (chosen := self._low_dtype_chosen_under(dtype_expr)) is not None:
             dtype = chosen[0]
         elif dtype_value is None and device is not None:
             dtype = DEFAULT_DTYPE.get(device)
@@ -338,10 +338,8 @@ class Regions:
         low = [(v, d.name) for v, d in zip(values, dtypes) if d.name not in _FULL_PRECISION]
         if len(low) == len(values) or len({name for _, name in low}) != 1:
             return None
-        tests = {id(t): t for t in (self._assigned_under(v) for v, _ in low)}
-        if len(tests) != 1 or None in tests.values():
-            return None
-        return low[0][1], next(iter(tests.values()))  # type: ignore[return-value]
+        test = self._one_test_over([v for v, _ in low])
+        return (low[0][1], test) if test is not None else None
 
     def _toggle(self, expr: cst.BaseExpression) -> cst.BaseExpression:
         """The test an unknown `enabled=` stands for: itself, or, where it asks whether a local
@@ -352,11 +350,16 @@ class Regions:
         held = _presence_of(expr)
         if held is None:
             return expr
-        objects = [v for v in self.tree.values_of(held) if not is_none(v)]
-        tests = {id(t): t for t in map(self._assigned_under, objects)}
-        if not objects or len(tests) != 1 or None in tests.values():
-            return expr
-        return next(iter(tests.values()))  # type: ignore[return-value]
+        test = self._one_test_over([v for v in self.tree.values_of(held) if not is_none(v)])
+        return test if test is not None else expr
+
+    def _one_test_over(self, values: list[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
+        """The test of the one `if` whose body assigns every one of `values` (`_assigned_under`);
+        None when there are none, or one is assigned elsewhere or under another `if`."""
+        tests = {id(t): t for t in map(self._assigned_under, values)}
+        if not values or len(tests) != 1 or None in tests.values():
+            return None
+        return next(iter(tests.values()))
 
 
 def _presence_of(expr: cst.BaseExpression) -> Optional[cst.Name]:
