@@ -48,6 +48,12 @@ class FileModel(SourceTree):
         self.targets = targets  # the oldest Python and torch the project supports
         super().__init__(path, source, module, self.project.module_name(path), positions, indexes)
 
+    def release(self) -> None:
+        """Drop the tree and the facets once the checks are done. Each facet refers back to
+        the model (`Regions(self, ...)`), so without this the tree stays in a reference cycle
+        until the garbage collector walks all of it; with it, reference counting frees it."""
+        self.__dict__.clear()
+
     # -- facets (built on first use) ---------------------------------------------------------------
     @cached_property
     @timed(Phase.MODEL)
