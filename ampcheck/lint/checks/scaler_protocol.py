@@ -913,12 +913,14 @@ def _on_the_nonfinite_side(g: Guard) -> bool:
 
 def _amp_off_alternative(step: _Step, g: Event, s: str, b: Optional[Binding]) -> bool:
     """Whether the read `g` of gradients `s` scaled sits on the AMP-off side of a switch whose
-    other side scales or unscales (`if not use_fp16: clip(...)` / `else: scaler.unscale_(opt);
-    clip(...)`), and `s` may be off there too: the code's own branches say no scaling reaches
-    this read. A scaler on whenever it runs scales the AMP-off side's gradients all the same."""
+    other side scales or unscales with `s` (`if not use_fp16: clip(...)` / `else:
+    scaler.unscale_(opt); clip(...)`), and `s` may be off there too: the code's own branches
+    say no scaling reaches this read. A scaler on whenever it runs scales the AMP-off side's
+    gradients all the same; another scaler's switch (`if args.mode == "gen":` around the loop
+    of the scaler it builds there) says nothing of `s`."""
     return any(
         toggles and _scaler_may_be_off(b, s, toggles)
-        for x in step.events if x.kind in (EventKind.SCALED_BACKWARD, EventKind.UNSCALE)
+        for x in step.events if x.kind in (EventKind.SCALED_BACKWARD, EventKind.UNSCALE) and x.scaler == s
         for toggles in (step.switches(g, x, b, s),)
     )
 
@@ -1003,16 +1005,20 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
     # `scale()` is wrong before either (SAM's manual `unscale_` and `first_step`, no `step`)
     dividers = [e for e in step.events if e.kind in (EventKind.SCALER_STEP, EventKind.UNSCALE)]
     for p in step.of(EventKind.BACKWARD):
-        # the switches of AMP between `p` and each scaled backward (`if use_amp: ... else: p`)
-        switched = [(x, step.switches(p, x, scalers.get(x.scaler or ""), x.scaler or "")) for x in scaled]
-        if any(toggles and _scaler_may_be_off(scalers.get(x.scaler or ""), x.scaler or "", toggles) for x, toggles in switched):
-            continue  # the AMP-off alternative of a scaled backward
         if p.op.apex_scaled:
             continue  # scaled by apex (a framework's apex branch; apex and a GradScaler never run together)
-        off_side = any(toggles for _, toggles in switched)
+        # the switches of AMP between `p` and each scaled backward (`if use_amp: ... else: p`)
+        switched = [(x, step.switches(p, x, scalers.get(x.scaler or ""), x.scaler or "")) for x in scaled]
         for st in dividers:
             if st.scaler not in scalers or step.index(st) < step.index(p) or (exclusive(p, st) and not _left_for_a_later_pass(step, p)):
                 continue
+            # `p` as the AMP-off alternative of a backward this very scaler scales: another
+            # scaler's switch (`if args.mode == "dpo":` around the loop that builds and uses it)
+            # says nothing of the one that divides `p`'s gradients
+            toggled = [(x, toggles) for x, toggles in switched if toggles and x.scaler == st.scaler]
+            if any(_scaler_may_be_off(scalers.get(x.scaler or ""), x.scaler or "", toggles) for x, toggles in toggled):
+                continue
+            off_side = bool(toggled)
             if off_side and any(g not in p.guards and step.is_toggle(g.test, scalers[st.scaler], st.scaler or "") for g in st.guards):
                 continue  # (an AMP-off backward, and a divider under a switch of its own: `if use_amp: scaler.step(opt)`)
             if not _loops_prefix(step.training_loops(st), p.loops):
