@@ -73,6 +73,9 @@ _ARITHMETIC: dict[type, Callable[[Any, Any], Any]] = {
 }
 
 _MAX_DEPTH = 8
+# displays of containers code may change in place: one binding of a name to one of these tells
+# what it holds only while nothing fills or empties it
+_CONTAINERS = (cst.Dict, cst.List, cst.Set)
 
 Assignment = Union[cst.Assign, cst.AnnAssign, cst.AugAssign]
 
@@ -82,6 +85,7 @@ class ConstEval:
         self.tree = tree
         self._assumed: Optional[tuple[str, Any]] = None  # (name or attribute chain, its value)
         self._by_scope = self._index_assignments()
+        self._mutated_names: dict[str, bool] = {}  # `_mutated`, per name
         # the file rewrites its globals: no module name is a constant
         self.module_dynamic = any(
             tree.callee(c) in ("exec", "globals") or _bare_name(c.func) in ("exec", "globals")
@@ -199,7 +203,9 @@ class ConstEval:
             return UNKNOWN  # the caller's argument, or (flow-insensitively) any rebinding of it
         if fn is not None and self.tree.binds(fn, expr.value):
             only = self.tree.only_value(expr)
-            return UNKNOWN if only is None else self.value(only, depth)
+            if only is None or (isinstance(only, _CONTAINERS) and self._mutated(expr.value)):
+                return UNKNOWN
+            return self.value(only, depth)
         assigns = self._by_scope.get((None, expr.value))
         if assigns is None or len(assigns) != 1 or self.module_dynamic:
             return UNKNOWN
@@ -210,7 +216,41 @@ class ConstEval:
             return UNKNOWN
         if isinstance(node, cst.Assign) and not all(isinstance(t.target, cst.Name) for t in node.targets):
             return UNKNOWN
+        if isinstance(node.value, _CONTAINERS) and self._mutated(expr.value):
+            return UNKNOWN
         return self.value(node.value, depth)
+
+    def _mutated(self, name: str) -> bool:
+        """Whether code of the file may change a container bound to `name` in place, where
+        its one binding no longer tells what it holds (`env_days = {}`, then `env_days[e] =
+        days` in a loop: `if env_days:` may well hold): an item assigned or deleted, any
+        method called on it (`append`, `update`; a read such as `get` too, to stay simple),
+        or the container handed to a call. Any scope's `name` counts (a closure or a function
+        may fill a module's dict)."""
+        found = self._mutated_names.get(name)
+        if found is None:
+            found = self._mutated_names[name] = any(self._mutates(n) for n in self.tree.name_nodes.get(name, ()))
+        return found
+
+    def _mutates(self, use: cst.Name) -> bool:
+        up = self.tree.parent(use)
+        if isinstance(up, cst.Arg):
+            return True  # (handed to a call, which may fill it)
+        if isinstance(up, cst.Attribute) and up.value is use:
+            return isinstance(call := self.tree.parent(up), cst.Call) and call.func is up
+        if isinstance(up, cst.Subscript) and up.value is use:
+            holder = self.tree.parent(up)
+            return isinstance(holder, (cst.AssignTarget, cst.AugAssign, cst.Del)) or (
+                isinstance(holder, (cst.Element, cst.Tuple, cst.List)) and self._in_a_target(holder)
+            )
+        return False
+
+    def _in_a_target(self, node: cst.CSTNode) -> bool:
+        """Whether `node` sits in the target of an assignment or a `for` (`a[i], b[i] = ...`)."""
+        child, up = node, self.tree.parent(node)
+        while isinstance(up, (cst.Element, cst.Tuple, cst.List, cst.StarredElement)):
+            child, up = up, self.tree.parent(up)
+        return isinstance(up, (cst.AssignTarget, cst.Del)) or (isinstance(up, cst.For) and up.target is child)
 
     def _declared_global(self, name: str) -> bool:
         """Whether a function of the file declares `global name`: it may rebind the module
