@@ -578,6 +578,17 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             ("devasphn/NewProject", "train_codec_production.py", 475),
         )
     },
+    **{
+        ("Luoxd1996/nnMIL", f"training/trainers/{path}", kind, line):
+            "dead code: the trainer sets `fp16_scaler = None` (\"Disable GradScaler\" for its bf16 autocast) just before, so `if fp16_scaler is not None:` never runs"
+        for path, kind, line in (
+            ("survival_porpoise_trainer.py", "drop_update", 232), ("survival_porpoise_trainer.py", "step_to_opt", 231),
+            ("survival_porpoise_trainer.py", "drop_scale", 230),
+            ("survival_trainer.py", "drop_unscale", 340), ("survival_trainer.py", "unscale_after_clip", 340),
+            ("survival_trainer.py", "drop_update", 343), ("survival_trainer.py", "step_to_opt", 342),
+            ("survival_trainer.py", "drop_scale", 339),
+        )
+    },
 }
 
 # Repositories too large to mutate every file in the time a run has: at most this many of
