@@ -34,22 +34,30 @@ from __future__ import annotations
 
 import re
 
+# Needles are literal text so that the regular-expression engine can scan for them by their
+# first characters: a pattern that starts with `\b` or is case-insensitive is tried at every
+# position (on icefall's 21 MB, `\bamp\b`, `\bhalf\b` and `(?i:scaler)` took 0.6 s of the
+# filter's 0.76 s). Whole words (`amp`, `half`) are matched as text and their left edge is
+# checked by hand; "scaler" in any case is looked for in the case-folded text.
+#
 # `amp` is matched as a whole word: an AMP module is always named as a dotted-name component
 # (`torch.cuda.amp`, `from torch import amp`, `apex.amp`), so words such as "example" or
 # "clamp" need not let a file through.
+WORDS = ("amp",)
 NEEDLES = (
-    r"\bamp\b",
     r"AMP\d",
     "ampcheck",
     "autocast",
-    "(?i:scaler)",
     r"\.scale\s*\(",
     "unscale_",
     "FullyShardedDataParallel",
     "MixedPrecision",
 )
+# in any case: `scaler`, `Scaler`, `SCALER`
+ANY_CASE = ("scaler",)
 # Low-precision parameters matter only to a file that also builds an optimizer (AMP204/205).
-DTYPE_NEEDLES = (r"\bhalf\b", "HalfTensor", "float16", "fp16", "bf16")
+DTYPE_WORDS = ("half",)
+DTYPE_NEEDLES = ("HalfTensor", "float16", "fp16", "bf16")
 # Every spelling bindings.py classifies as an optimizer constructor: `torch.optim.*` and the
 # third-party names (a test holds this list to bindings' own).
 OPTIMIZER_NEEDLES = (
@@ -58,12 +66,27 @@ OPTIMIZER_NEEDLES = (
 )
 
 _PATTERN = re.compile("|".join(NEEDLES))
+_WORDS = tuple(re.compile(rf"{w}(?!\w)") for w in WORDS)
 _DTYPE = re.compile("|".join(DTYPE_NEEDLES))
+_DTYPE_WORDS = tuple(re.compile(rf"{w}(?!\w)") for w in DTYPE_WORDS)
 _OPTIMIZER = re.compile("|".join(OPTIMIZER_NEEDLES))
 
 
 def may_have_findings(text: str) -> bool:
     """False only when no lint rule can fire on `text`."""
-    if _PATTERN.search(text) is not None:
+    if _PATTERN.search(text) is not None or any(_word(text, w) for w in _WORDS):
         return True
-    return _DTYPE.search(text) is not None and _OPTIMIZER.search(text) is not None
+    if any(n in text.casefold() for n in ANY_CASE):
+        return True
+    dtype = _DTYPE.search(text) is not None or any(_word(text, w) for w in _DTYPE_WORDS)
+    return dtype and _OPTIMIZER.search(text) is not None
+
+
+def _word(text: str, pattern: re.Pattern[str]) -> bool:
+    """Whether `pattern` (a word, with no word character after it) occurs with no word
+    character before it either: `\bword\b`."""
+    for m in pattern.finditer(text):
+        i = m.start()
+        if i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_"):
+            return True
+    return False
