@@ -209,3 +209,7 @@ def test_a_half_model_bound_anew_before_the_scalers_optimizer_is_built_is_not_un
 
 def test_a_module_rebound_to_its_own_half_is_the_module_its_optimizer_updates() -> None:
     _assert_marked("amp204_module_rebound_to_its_own_half_after_its_optimizer.py")
+
+
+def test_float16_loss_scaled_by_a_gradscaler_kept_in_a_list_is_silent() -> None:
+    _assert_clean("clean_fp16_loss_scaled_by_gradscalers_kept_in_a_list.py")

@@ -15,7 +15,7 @@ from ampcheck.lint.consteval import TorchDtype, param_names
 from ampcheck.lint.kinds import plain_cuda_scaler, sharded_scaler
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import compared_to_string, dotted
-from ampcheck.lint.program import Branch
+from ampcheck.lint.program import Branch, Method, Scaled
 from ampcheck.lint.steps import Event, EventKind
 
 _FSDP1 = frozenset(
@@ -85,7 +85,7 @@ def _backwards_following(model: FileModel, node: cst.CSTNode) -> set[EventKind]:
     fn = node if isinstance(node, cst.FunctionDef) else model.enclosing_function(node)
     start = model.range(node).start.line
     return {
-        e.kind
+        EventKind.SCALED_BACKWARD if _scaled_by_some_object(e) else e.kind
         for _, events in model.steps.roots()
         for e in events
         if e.kind in _UNSCALED | _SCALED
@@ -93,6 +93,13 @@ def _backwards_following(model: FileModel, node: cst.CSTNode) -> set[EventKind]:
         if at is not None and model.owns(at) and model.enclosing_function(at) is fn and model.range(at).start.line >= start
         and not model.exclusive_branches(node, at) and model.trains(e)
     }
+
+
+def _scaled_by_some_object(e: Event) -> bool:
+    """A backward of `x.scale(loss)` whose `x` the analysis could not pin down (a GradScaler
+    kept in a list, `self.fp16_scalers[0].scale(errD).backward()`): the code scales the loss,
+    whatever scales it."""
+    return e.kind is EventKind.BACKWARD and isinstance(e.op.callee, Method) and isinstance(e.op.callee.recv, Scaled)
 
 
 @check("AMP202")
