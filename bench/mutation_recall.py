@@ -589,6 +589,37 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             ("survival_trainer.py", "drop_scale", 339),
         )
     },
+    **{
+        (repo, path, "drop_scale", line):
+            "the dropped scale() is in an `if` test (`if scaler.scale(errD).item() > 0.2:`), not a backward: the backward above it stays scaled"
+        for repo, path, line in (
+            ("NeilDG/SynthDehazing", "trainers/cyclegan_trainer.py", 189),
+            ("NeilDG/SynthShadowRemoval", "trainers/cyclegan_trainer.py", 311),
+            ("NeilDG/SynthShadowRemoval", "trainers/domain_adapt_trainer.py", 200),
+            ("NeilDG/SynthShadowRemoval", "trainers/domain_adapt_trainer_2.py", 272),
+            ("NeilDG/SynthShadowRemoval", "trainers/domain_adapt_trainer_2.py", 335),
+            ("NeilDG/SynthShadowRemoval", "trainers/embedding_trainer.py", 141),
+            ("NeilDG/SynthShadowRemoval", "trainers/iid_trainer.py", 353),
+            ("NeilDG/SynthShadowRemoval", "trainers/iid_trainer.py", 437),
+            ("NeilDG/SynthShadowRemoval", "trainers/paired_trainer.py", 192),
+            ("NeilDG/SynthShadowRemoval", "trainers/transfer_trainer.py", 149),
+        )
+    },
+    **{
+        (repo, path, "drop_update", line):
+            "one scaler steps two optimizers per iteration with an update after each: without one of them, step A, step B, update is what torch allows"
+        for repo, path, line in (
+            ("NeilDG/SynthShadowRemoval", "trainers/iid_trainer.py", 464),
+            ("NeilDG/SynthShadowRemoval", "trainers/iid_trainer.py", 495),
+            ("xinli2008/VQGAN_from_scratch", "train_vqgan.py", 62),
+            ("xinli2008/VQGAN_from_scratch", "train_vqgan.py", 78),
+        )
+    },
+    **{
+        ("RolandGao/RegSeg", "benchmark.py", "drop_scale", line):
+            "a timing / memory benchmark: the gradients of the backward are never stepped on, clipped or read"
+        for line in (82, 124)
+    },
 }
 
 # Repositories too large to mutate every file in the time a run has: at most this many of
