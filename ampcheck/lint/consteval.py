@@ -76,6 +76,11 @@ _MAX_DEPTH = 8
 # displays of containers code may change in place: one binding of a name to one of these tells
 # what it holds only while nothing fills or empties it
 _CONTAINERS = (cst.Dict, cst.List, cst.Set)
+# the methods of dict, list and set that change the container
+_MUTATORS = frozenset({
+    "append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse", "update", "setdefault",
+    "popitem", "add", "discard", "difference_update", "intersection_update", "symmetric_difference_update",
+})
 
 Assignment = Union[cst.Assign, cst.AnnAssign, cst.AugAssign]
 
@@ -221,12 +226,13 @@ class ConstEval:
         return self.value(node.value, depth)
 
     def _mutated(self, name: str) -> bool:
-        """Whether code of the file may change a container bound to `name` in place, where
-        its one binding no longer tells what it holds (`env_days = {}`, then `env_days[e] =
-        days` in a loop: `if env_days:` may well hold): an item assigned or deleted, any
-        method called on it (`append`, `update`; a read such as `get` too, to stay simple),
-        or the container handed to a call. Any scope's `name` counts (a closure or a function
-        may fill a module's dict)."""
+        """Whether code of the file changes a container bound to `name` in place, where its
+        one binding no longer tells what it holds (`env_days = {}`, then `env_days[e] = days`
+        in a loop: `if env_days:` may well hold): an item assigned or deleted, or a method
+        of dict, list or set that changes it called on it (`append`, `update`, `setdefault`).
+        Any scope's `name` counts (a closure or a function may fill a module's dict). Reads
+        (`cfg.get("fp16")`) and handing it on (`wandb.init(config=CONFIG)`) change nothing
+        here."""
         found = self._mutated_names.get(name)
         if found is None:
             found = self._mutated_names[name] = any(self._mutates(n) for n in self.tree.name_nodes.get(name, ()))
@@ -234,10 +240,8 @@ class ConstEval:
 
     def _mutates(self, use: cst.Name) -> bool:
         up = self.tree.parent(use)
-        if isinstance(up, cst.Arg):
-            return True  # (handed to a call, which may fill it)
         if isinstance(up, cst.Attribute) and up.value is use:
-            return isinstance(call := self.tree.parent(up), cst.Call) and call.func is up
+            return up.attr.value in _MUTATORS and isinstance(call := self.tree.parent(up), cst.Call) and call.func is up
         if isinstance(up, cst.Subscript) and up.value is use:
             holder = self.tree.parent(up)
             return isinstance(holder, (cst.AssignTarget, cst.AugAssign, cst.Del)) or (

@@ -913,16 +913,27 @@ def _on_the_nonfinite_side(g: Guard) -> bool:
 
 def _amp_off_alternative(step: _Step, g: Event, s: str, b: Optional[Binding]) -> bool:
     """Whether the read `g` of gradients `s` scaled sits on the AMP-off side of a switch whose
-    other side scales or unscales with `s` (`if not use_fp16: clip(...)` / `else:
-    scaler.unscale_(opt); clip(...)`), and `s` may be off there too: the code's own branches
-    say no scaling reaches this read. A scaler on whenever it runs scales the AMP-off side's
-    gradients all the same; another scaler's switch (`if args.mode == "gen":` around the loop
-    of the scaler it builds there) says nothing of `s`."""
+    other side scales or unscales (`if not use_fp16: clip(...)` / `else: scaler.unscale_(opt);
+    clip(...)`), and `s` may be off there too: the code's own branches say no scaling reaches
+    this read. A scaler on whenever it runs scales the AMP-off side's gradients all the same;
+    the place another scaler is built in (`if args.mode == "gen":` around the loop of that
+    scaler) switches nothing of `s` (`_switches_for`)."""
     return any(
         toggles and _scaler_may_be_off(b, s, toggles)
-        for x in step.events if x.kind in (EventKind.SCALED_BACKWARD, EventKind.UNSCALE) and x.scaler == s
-        for toggles in (step.switches(g, x, b, s),)
+        for x in step.events if x.kind in (EventKind.SCALED_BACKWARD, EventKind.UNSCALE)
+        for toggles in (_switches_for(step, step.switches(g, x, b, s), x.scaler, s),)
     )
+
+
+def _switches_for(step: _Step, toggles: list[Guard], theirs: Optional[str], mine: str) -> list[Guard]:
+    """The switches `toggles` that send an event of the scaler `mine` to the other side of an
+    event of the scaler `theirs`, as switches of AMP for `mine`: all of them when the two are
+    one scaler; else only a test of AMP itself (`if not use_mixed_precision:`, a test of the
+    scaler), not one that merely decides where the other scaler is built (`if args.mode ==
+    "gen":`), which says nothing of `mine`."""
+    if theirs == mine:
+        return toggles
+    return [g for g in toggles if step.is_toggle(g.test, None, mine)]
 
 
 def _unscales_other_parameters(x: Event, g: Event) -> bool:
@@ -1012,10 +1023,11 @@ def _amp105(step: _Step) -> Iterator[tuple[Event, str]]:
         for st in dividers:
             if st.scaler not in scalers or step.index(st) < step.index(p) or (exclusive(p, st) and not _left_for_a_later_pass(step, p)):
                 continue
-            # `p` as the AMP-off alternative of a backward this very scaler scales: another
-            # scaler's switch (`if args.mode == "dpo":` around the loop that builds and uses it)
-            # says nothing of the one that divides `p`'s gradients
-            toggled = [(x, toggles) for x, toggles in switched if toggles and x.scaler == st.scaler]
+            # `p` as the AMP-off alternative of a scaled backward: of this very scaler, or on the
+            # other side of a switch of AMP itself; the mere place another scaler is built in
+            # (`if args.mode == "dpo":` around the loop that builds and uses it) says nothing of
+            # the one that divides `p`'s gradients
+            toggled = [(x, t) for x, toggles in switched for t in [_switches_for(step, toggles, x.scaler, st.scaler)] if t]
             if any(_scaler_may_be_off(scalers.get(x.scaler or ""), x.scaler or "", toggles) for x, toggles in toggled):
                 continue
             off_side = bool(toggled)
