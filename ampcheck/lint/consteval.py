@@ -242,19 +242,7 @@ class ConstEval:
         up = self.tree.parent(use)
         if isinstance(up, cst.Attribute) and up.value is use:
             return up.attr.value in _MUTATORS and isinstance(call := self.tree.parent(up), cst.Call) and call.func is up
-        if isinstance(up, cst.Subscript) and up.value is use:
-            holder = self.tree.parent(up)
-            return isinstance(holder, (cst.AssignTarget, cst.AugAssign, cst.Del)) or (
-                isinstance(holder, (cst.Element, cst.Tuple, cst.List)) and self._in_a_target(holder)
-            )
-        return False
-
-    def _in_a_target(self, node: cst.CSTNode) -> bool:
-        """Whether `node` sits in the target of an assignment or a `for` (`a[i], b[i] = ...`)."""
-        child, up = node, self.tree.parent(node)
-        while isinstance(up, (cst.Element, cst.Tuple, cst.List, cst.StarredElement)):
-            child, up = up, self.tree.parent(up)
-        return isinstance(up, (cst.AssignTarget, cst.Del)) or (isinstance(up, cst.For) and up.target is child)
+        return isinstance(up, cst.Subscript) and up.value is use and self.tree.is_target(up)
 
     def _declared_global(self, name: str) -> bool:
         """Whether a function of the file declares `global name`: it may rebind the module

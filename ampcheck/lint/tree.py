@@ -384,7 +384,7 @@ class SourceTree(_Indexes):
         if by_scope is None:  # (worked out once per name: the constant evaluator asks again and again)
             by_scope = self._bound_by_scope[name] = {}
             for n in self.name_nodes.get(name, ()):
-                if self._bound(n):
+                if self.is_target(n):
                     by_scope.setdefault(self.enclosing_function(n), []).append(n)
         return by_scope.get(fn, [])
 
@@ -393,10 +393,10 @@ class SourceTree(_Indexes):
         """name -> its function (None for the module) -> the places there that bind it."""
         return {}
 
-    def _bound(self, name: cst.Name) -> bool:
-        """Whether `name` is bound where it stands: a target itself, or inside a tuple or list
-        (starred or not) that is one (`a, (b, *c) = ...`)."""
-        node: cst.CSTNode = name
+    def is_target(self, node: cst.CSTNode) -> bool:
+        """Whether `node` (a name, or an item or attribute stored into) is what a statement
+        binds or stores into where it stands: a target itself, or inside a tuple or list
+        (starred or not) that is one (`a, (b, *c) = ...`, `d[k], e[k] = ...`, `del d[k]`)."""
         parent = self.parent(node)
         while isinstance(parent, (cst.Element, cst.StarredElement, cst.Tuple, cst.List)):
             node, parent = parent, self.parent(parent)
@@ -599,7 +599,8 @@ _BINDERS = (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.Param, 
 
 
 def _binds(node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> bool:
-    """Whether `node` (a name, or a tuple or list holding one) is what its parent binds."""
+    """Whether `node` (a name, an item or attribute stored into, or a tuple or list holding
+    one) is what its parent binds."""
     if isinstance(parent, (cst.AnnAssign, cst.AugAssign, cst.For, cst.NamedExpr, cst.CompFor)):
         return parent.target is node
     if isinstance(parent, cst.Param):
