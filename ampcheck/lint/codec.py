@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import dataclasses
 import types
+from collections.abc import Mapping
 from enum import Enum
-from typing import Any, Callable, Optional, Union, get_args, get_origin, get_type_hints
+from typing import Any, Callable, Iterator, Optional, TypeVar, Union, get_args, get_origin, get_type_hints
 
 
+_V = TypeVar("_V")
 # reads one JSON value for one type hint, with the codec that holds the table of shared values
 Decoder = Callable[["Codec", Any], Any]
 # writes one value of one class as JSON, with the codec that collects the shared values
@@ -68,7 +70,7 @@ class Codec:
             return lambda codec, value: [v if type(v) in _PLAIN else codec.encode(v) for v in value]
         if issubclass(cls, frozenset):
             return lambda codec, value: sorted(codec.encode(v) for v in value)
-        if issubclass(cls, dict):
+        if issubclass(cls, Mapping):
             return lambda codec, value: {k: v if type(v) in _PLAIN else codec.encode(v) for k, v in value.items()}
         return lambda codec, value: value
 
@@ -89,6 +91,12 @@ class Codec:
 
     def decode(self, data: Any, hint: Any) -> Any:
         return self._decoder(hint)(self, data)
+
+    def decode_lazily(self, data: dict[str, Any], hint: type[_V]) -> "LazyMapping[_V]":
+        """A mapping of the JSON object `data` whose values are read as `hint` when first
+        asked for (the shared table must be loaded first)."""
+        read = self._decoder(hint)
+        return LazyMapping(data, lambda item: read(self, item))
 
     def _decoder(self, hint: Any) -> Decoder:
         found = self._decoders.get(hint)
@@ -123,7 +131,7 @@ class Codec:
         if origin is frozenset:
             each = self._decoder(args[0])
             return lambda codec, data: frozenset(each(codec, v) for v in data)
-        if origin is dict:
+        if origin is dict or origin is Mapping:
             value = self._decoder(args[1])
             if value is _same:
                 return lambda codec, data: dict(data)
@@ -165,6 +173,33 @@ class Codec:
                 args.append(f"{name}=f{i}(codec, data[{name!r}])")
         exec(f"def read(codec, data):\n    return cls({', '.join(args)})\n", scope)  # noqa: S102 (built from field names)
         return scope["read"]
+
+
+class LazyMapping(Mapping[str, _V]):
+    """A read-only mapping that decodes each value once, when first asked for. A module
+    summary read from the cache holds dozens of function programs, and most readers look up
+    one or two of them (a base class's method, a helper a call enters): decoding all of them
+    took most of the summary loading of a one-file run. Iterating over the values decodes
+    each as it comes; a value keeps its identity once decoded."""
+
+    def __init__(self, encoded: dict[str, Any], read: Callable[[Any], _V]) -> None:
+        self._encoded, self._read = encoded, read
+        self._decoded: dict[str, _V] = {}
+
+    def __getitem__(self, key: str) -> _V:
+        found = self._decoded.get(key)
+        if found is None:
+            found = self._decoded[key] = self._read(self._encoded[key])
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._encoded
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._encoded)
+
+    def __len__(self) -> int:
+        return len(self._encoded)
 
 
 def _same(codec: Codec, data: Any) -> Any:

@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass, field, replace
 from ampcheck.lint.enums import StrEnum
 from functools import cached_property
-from typing import Any, Callable, Iterable, Iterator, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence, Union
 
 import libcst as cst
 
@@ -463,7 +463,7 @@ class ClassInfo:
 @dataclass
 class ModuleSummary:
     name: str
-    functions: dict[str, FunctionProgram]
+    functions: Mapping[str, FunctionProgram]  # (read from the cache: a LazyMapping)
     classes: dict[str, ClassInfo]
     exports: dict[str, str]  # a name the module imports -> its qualified name (re-exports)
     path: str = ""
@@ -480,7 +480,10 @@ class ModuleSummary:
     def from_json(cls, data: dict[str, Any]) -> "ModuleSummary":
         codec = Codec(_TAGGED, GuardSpec)
         codec.load_table(data["guards"])
-        return codec.decode({k: v for k, v in data.items() if k != "guards"}, ModuleSummary)
+        # the functions are decoded one by one as they are looked up (`LazyMapping`)
+        summary = codec.decode({k: v for k, v in data.items() if k not in ("guards", "functions")} | {"functions": {}}, ModuleSummary)
+        summary.functions = codec.decode_lazily(data["functions"], FunctionProgram)
+        return summary
 
 
 # -- building ------------------------------------------------------------------------------------------
