@@ -37,7 +37,7 @@ from typing import Optional, Sequence, Union
 
 import libcst as cst
 
-from ampcheck.lint.consteval import UNKNOWN, ConstEval, TorchDtype
+from ampcheck.lint.consteval import UNKNOWN, ConstEval, TorchDtype, named_param
 from ampcheck.lint.names import compared_to_none, dotted, is_none
 from ampcheck.lint.tree import SourceTree
 
@@ -132,7 +132,46 @@ class Regions:
         r = self.enclosing(node)
         if r is None or r.enabled is False:
             return None
-        return None if r.enabled is None and r.toggle is not None and self.tree.known(node, r.toggle) is False else r
+        return None if r.enabled is None and r.toggle is not None and self._toggled_off(node, r) else r
+
+    def _toggled_off(self, node: cst.CSTNode, r: AutocastRegion) -> bool:
+        """Whether the `if`s around `node` say that the test switching `r` on is false there.
+        In a function entered from a call inside the region, the test is the caller's, read
+        through the parameter that call hands its object to (`with (autocast() if opt.amp
+        else nullcontext()): train(..., opt)`, then `else:` of `if opt.amp:` in `train`)."""
+        assert r.toggle is not None
+        if self.tree.known(node, r.toggle) is False:
+            return True  # (written around it, or a test of the object's own state in a method of its class)
+        if len(r.via) != 1 or not isinstance(r.node, cst.FunctionDef):
+            return False
+        test, side = r.toggle, True
+        while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, side = test.expression, not side
+        root = test
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Name):
+            return False
+        param = self._handed_as(r.via[0], r.node, root.value)
+        if param is None:
+            return False
+        text = param + self.tree.condition_text(test)[len(root.value):]
+        return self.tree.known_text(node, r.node, text) is (not side)
+
+    def _handed_as(self, call: cst.Call, fn: cst.FunctionDef, name: str) -> Optional[str]:
+        """The parameter of `fn` that `call` passes the bare name `name` to, when `fn` never
+        assigns it anew."""
+        p = fn.params
+        positional = [x.name.value for x in (*p.posonly_params, *p.params)]
+        if isinstance(call.func, cst.Attribute) and positional:
+            positional = positional[1:]  # (`self.train_step(...)`: the receiver fills the first)
+        found = None
+        for i, a in enumerate(call.args):
+            if a.star:
+                return None
+            if isinstance(a.value, cst.Name) and a.value.value == name:
+                found = a.keyword.value if a.keyword is not None else positional[i] if i < len(positional) else None
+        return found if found is not None and named_param(fn, found) is not None and not self.consts.assigns(fn, found) else None
 
     @property
     def enters_autocast(self) -> bool:

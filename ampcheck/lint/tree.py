@@ -469,6 +469,11 @@ class SourceTree(_Indexes):
         key, side = _holds(self, test, test, True)
         return next((s == side for k, s in self._branch_sides(node) if k == key), None)
 
+    def known_text(self, node: cst.CSTNode, fn: cst.FunctionDef, text: str) -> Optional[bool]:
+        """`known` for a test of `fn` given by its canonical text (no `not` in front): one
+        the caller of `fn` wrote, read in the terms of `fn`'s parameters."""
+        return next((s for k, s in self._branch_sides(node) if k == (fn, text)), None)
+
     def _branch_sides(self, node: cst.CSTNode) -> Iterator[tuple[tuple[Optional[cst.CSTNode], str], bool]]:
         """(function, test text) -> whether the test holds where `node` runs: True in the body
         of an enclosing `if`, False in its else (a `not` flips it), True after an `assert` of
