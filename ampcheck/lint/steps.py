@@ -1356,7 +1356,7 @@ class StepEvents:
             return
         if resolve and self._follow_method(op, recv, name, frame, guards, out, follow):
             return
-        if name == "step" and self._is_optimizer(recv) and not self._hands_a_scaler(op, frame):
+        if name == "step" and _optimizer_step_arguments(op) and self._is_optimizer(recv) and not self._hands_a_scaler(op, frame):
             out.append(self._event(EventKind.OPT_STEP, op, frame, guards, target=recv.text, target_binding=recv.binding))
         elif name == "zero_grad":
             out.append(self._event(EventKind.ZERO_GRAD, op, frame, guards, target=recv.text))
@@ -1730,6 +1730,16 @@ class StepEvents:
         if v.text is None:
             return False
         return named_like_optimizer(v.text.rsplit(".", 1)[-1])
+
+
+def _optimizer_step_arguments(op: Op) -> bool:
+    """Whether a `step(...)` call passes what `torch.optim.Optimizer.step(closure=None)`
+    takes: at most one positional argument and no keyword but `closure` (anything forwarded
+    with `*`/`**` may be that). An object stepped with other arguments
+    (`meta_optimizer.step(val_loss=..., train_loss=..., parameters=...)`, a hypergradient
+    step that computes its own gradients) is no torch optimizer, whatever its name: torch's
+    raises TypeError for them. A project's optimizer class is judged by its bases before this."""
+    return op.star or (len(op.args) <= 1 and all(k == "closure" for k, _ in op.kwargs))
 
 
 _Returned = TypeVar("_Returned")
