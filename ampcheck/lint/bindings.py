@@ -92,6 +92,8 @@ class Binding:
 
 
 Assignment = Union[cst.Assign, cst.AnnAssign]
+# what an argument that is a test is written as
+_TESTS = (cst.Name, cst.Attribute, cst.Comparison, cst.UnaryOperation, cst.BooleanOperation)
 
 
 def is_get_scale(call: cst.Call) -> bool:
@@ -632,6 +634,30 @@ class Bindings:
                 return None
             found |= quals
         return frozenset(found)
+
+    def built_scaler(self, call: cst.Call) -> Optional[Binding]:
+        """What a GradScaler constructor call builds (its `enabled=` and the conditions it is
+        on under), as a binding of no name; None for any other call."""
+        quals = self.tree.names.resolve(call.func)
+        return self._scaler(call, "", None, quals) if self._is_scaler_ctor(quals, last_name(call.func)) else None
+
+    def argument_conditions(self, call: cst.Call) -> tuple[tuple[str, tuple[tuple[str, bool], ...]], ...]:
+        """For each argument of `call` written as a test (a name, an attribute, a comparison,
+        `not`/`and`/`or` of those), by its keyword or its position: `_on_under` of it holding.
+        What a factory builds `GradScaler(enabled=<its parameter>)` from is on under those of
+        the argument its caller passes for that parameter."""
+        found = []
+        position: Optional[int] = 0
+        for a in call.args:
+            if a.star:
+                position = None  # (what follows `*args` sits at a place nobody can count)
+                continue
+            key = a.keyword.value if a.keyword is not None else str(position) if position is not None else None
+            if a.keyword is None and position is not None:
+                position += 1
+            if key is not None and isinstance(a.value, _TESTS):
+                found.append((key, tuple(dict.fromkeys(self._on_under(a.value, True, call)))))
+        return tuple(found)
 
     def _is_scaler_ctor(self, quals: frozenset[str], last: Optional[str]) -> bool:
         """A GradScaler constructor: by its qualified name, or by its class name where a star

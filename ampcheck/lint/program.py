@@ -49,7 +49,7 @@ from ampcheck.lint.checkpoints import checkpoint_without_scaler, saved_state_key
 from ampcheck.lint.closures import keeps_alias
 from ampcheck.lint.codec import Codec
 from ampcheck.lint.consteval import named_param, param_names
-from ampcheck.lint.kinds import MODULE_CHAIN, framework_clipper, is_optimizer_class
+from ampcheck.lint.kinds import MODULE_CHAIN, framework_clipper, is_optimizer_class, is_scaler_class
 from ampcheck.lint.names import call_argument, compared_to_none, compared_to_string, dotted, equality, is_none, last_name
 from ampcheck.lint.tree import SourceTree
 from ampcheck.lint.walk import preorder
@@ -83,6 +83,8 @@ _MAX_ALIASES = 4
 _NOT_ON_DISK = {"disk": False}  # a tree node: meaningless in another process
 # Calls whose value is the sum or the stack of the collection they are handed.
 _GATHERS = frozenset({"torch.stack", "torch.cat", "torch.concat"})
+# annotations that say nothing of the class of a value
+_ANY = frozenset({"typing.Any", "typing_extensions.Any"})
 # Methods whose result carries the scaled loss on, times a constant at most: its gradients
 # stay multiplied by the loss scale.
 _SCALED_KEEPERS = frozenset(
@@ -156,6 +158,9 @@ class BindingInfo:
     # the conditions (canonical text, value) under each of which alone a scaler is on (None or
     # disabled elsewhere): `enabled=c`, `GradScaler() if c else None`, built under `if c:`
     on_when: tuple[tuple[str, bool], ...] = ()
+    # an "instance" made by a call: the conditions under which each argument written as a test
+    # holds, by keyword or position (`make_scaler(enabled=use_fp16)`: "enabled" -> use_fp16)
+    made_args_on: tuple[tuple[str, tuple[tuple[str, bool], ...]], ...] = ()
     # an optimizer built from all the parameters of one module and no others (`Adam(self.policy.parameters())`):
     # the key of the class (for `self.` attributes) or function it was built in, and that module as written there
     owns: Optional[tuple[str, str]] = None
@@ -425,6 +430,10 @@ class FunctionProgram:
     # caller receives there is scaled
     returns_scaled: Optional[Scaled] = None
     returns_scaled_items: tuple[Optional[Scaled], ...] = ()
+    # the parameter that every GradScaler it returns is built `enabled=` by (`def make_scaler(enabled):
+    # return GradScaler("cuda", enabled=enabled)`): what it makes is on where the caller's
+    # argument for it holds
+    returns_enabled_by: Optional[str] = None
     node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
     @property
@@ -941,8 +950,24 @@ class _Builder:
             scope_key(self.tree, fn), scope_key(self.tree, cls) if in_class and cls is not None else None,
             tuple(params), kwonly, param_bindings, ops, self_name, self._returns(fn), self._returns_items(fn),
             rebound=rebound, returns_function=self._returns_function(fn), none_defaults=_none_defaults(fn),
-            returns_scaled=scaled, returns_scaled_items=scaled_items, node=fn,
+            returns_scaled=scaled, returns_scaled_items=scaled_items, returns_enabled_by=self._returns_enabled_by(fn), node=fn,
         )
+
+    def _returns_enabled_by(self, fn: cst.FunctionDef) -> Optional[str]:
+        """The parameter (never assigned anew) whose value every `return` of `fn` builds the
+        GradScaler it returns `enabled=` by, built there or bound to a local first."""
+        found = set()
+        for node in self.tree.returns_of(fn):
+            value = node.value
+            if isinstance(value, cst.Name):
+                local = self.b.lookup(value, node)
+                value = local.node if local is not None and local.kind == "scaler" and not local.inferred else None
+            built = self.b.built_scaler(value) if isinstance(value, cst.Call) else None
+            if built is None or built.enabled is not None or len(built.toggles) != 1 or (built.toggles[0], True) not in built.on_when:
+                return None
+            found.add(built.toggles[0])
+        name = found.pop() if len(found) == 1 else None
+        return name if name is not None and name in param_names(fn) and not self.b.consts.assigns(fn, name) else None
 
     def _returns_scaled(self, fn: cst.FunctionDef) -> tuple[Optional[Scaled], tuple[Optional[Scaled], ...]]:
         """The scaled value some `return` of `fn` returns, whole or in each place of a tuple
@@ -987,15 +1012,23 @@ class _Builder:
         """The class a function's annotation says it returns (a class of the file named in a
         string too: `-> "Optimizers"`, a forward reference), else the one class every `return`
         constructs (`return Optimizers(config, groups)`) or returns a local GradScaler of
-        (`scaler = make() if amp else None; return scaler`)."""
+        (`scaler = make() if amp else None; return scaler`). `-> Any` names no class: what the
+        `return`s build says it."""
         if fn.returns is not None:
             annotation = fn.returns.annotation
             if not isinstance(annotation, cst.SimpleString):
-                return self._class_name(annotation)
-            local = self.b.class_named(annotation.raw_value)
-            if local is not None:
-                return f"{self.module_name}.{scope_key(self.tree, local)}"
+                named = self._class_name(annotation)
+                if named not in _ANY:
+                    return named
+            else:
+                local = self.b.class_named(annotation.raw_value)
+                if local is not None:
+                    return f"{self.module_name}.{scope_key(self.tree, local)}"
         found = {self._returned_class(node.value, node) for node in self.tree.returns_of(fn)}
+        if len(found) > 1 and all(c is not None and is_scaler_class(c) for c in found):
+            # `torch.amp.GradScaler(...)`, else `torch.cuda.amp.GradScaler(...)` on an older
+            # torch: one class (the second is a subclass of the first), spelled two ways
+            return min(c for c in found if c is not None)
         return found.pop() if len(found) == 1 else None
 
     def _returns_items(self, fn: cst.FunctionDef) -> tuple[Optional[str], ...]:
@@ -1058,6 +1091,7 @@ class _Builder:
         return BindingInfo(
             b.kind, b.qualname, b.enabled, b.device, cls, b.inferred, b.toggles, self._maker(b), b.item, unit_scale=b.unit_scale, on_when=b.on_when,
             used_as_scaler=b.kind == "instance" and b.maker is not None and self.b.used_as_scaler(b),
+            made_args_on=self.b.argument_conditions(b.node) if b.kind == "instance" and b.maker is not None and isinstance(b.node, cst.Call) else (),
             owns=self._owns(b) if b.kind == "optimizer" else None,
         )
 

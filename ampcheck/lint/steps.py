@@ -1576,8 +1576,9 @@ class StepEvents:
                 # object like one constructed here, else (a project function returning what it
                 # was handed) known only from use
                 made_here = self._outside_project(b.made_by, module)
-                return Val(text, BindingInfo("scaler", enabled=None, inferred=not made_here), qualname=qualname)
-            b = replace(b, cls=made) if made is not None else None
+                on_when = self._made_on_when(b, module, self_cls)
+                return Val(text, BindingInfo("scaler", enabled=None, inferred=not made_here, on_when=on_when), qualname=qualname)
+            b = replace(b, cls=made, on_when=self._made_on_when(b, module, self_cls)) if made is not None else None
         cls = self._class_of(b, module)
         if b is not None and b.kind == "instance":
             if cls is not None:
@@ -1623,6 +1624,23 @@ class StepEvents:
             return (found[0], found[2]) if found is not None else None
         symbol = self.project.lookup(maker, module)
         return (symbol.module, symbol.function) if symbol is not None and symbol.function is not None else None
+
+    def _made_on_when(self, b: BindingInfo, module: ModuleSummary, self_cls: Optional[ClassRef]) -> tuple[tuple[str, bool], ...]:
+        """The conditions under which what a project factory made is on: its own, and where the
+        factory builds the GradScaler it returns `enabled=` by a parameter, those of the argument
+        the call passes for it (`make_scaler(enabled=use_fp16)` is on only where `use_fp16`
+        holds, as `GradScaler(enabled=use_fp16)` written there would be)."""
+        found = self._maker(b.made_by, module, self_cls) if b.made_by is not None and b.made_item is None else None
+        param = found[1].returns_enabled_by if found is not None else None
+        if found is None or param is None:
+            return b.on_when
+        fn = found[1]
+        positional = fn.params[1:] if fn.self_name is not None else fn.params
+        keys = {param, *([str(positional.index(param))] if param in positional else [])}
+        for key, conditions in b.made_args_on:
+            if key in keys:
+                return tuple(dict.fromkeys((*b.on_when, *conditions)))
+        return b.on_when
 
     def _made_closure(self, maker: Optional[str], module: ModuleSummary, self_cls: Optional[ClassRef]) -> Optional[str]:
         """The qualified name of the function a project factory returns (a closure it defines),
