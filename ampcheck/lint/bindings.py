@@ -111,6 +111,7 @@ class Bindings:
         # (scope, key) -> [(assignment, Binding | None)] in source order
         self._by_key: dict[tuple[Optional[cst.CSTNode], str], list[tuple[cst.CSTNode, Optional[Binding]]]] = {}
         self._inferred: dict[tuple[Optional[cst.CSTNode], str], Binding] = {}
+        self._copies: dict[cst.FunctionDef, dict[type, list[tuple[str, cst.BaseExpression]]]] = {}  # (`_own_copies`)
         # (scope, key) of names bound to what a function returns (`instantiate(cfg.scaler)`)
         # whose use here is one only a GradScaler has: a scaler where the project cannot say
         # what the function returns
@@ -305,12 +306,27 @@ class Bindings:
         fn = self.tree.enclosing_function(at)
         if fn is None:
             return
+        copies = self._own_copies(fn).get(type(test))
+        if not copies:
+            return
         text = self.tree.condition_text(test)
-        for node in preorder(fn):
-            if isinstance(node, cst.Assign) and len(node.targets) == 1 and type(node.value) is type(test) and self.tree.condition_text(node.value) == text:
-                key = dotted(node.targets[0].target)
-                if key is not None and key.startswith("self.") and key.count(".") == 1:
-                    yield key, value
+        for key, copied in copies:
+            if self.tree.condition_text(copied) == text:
+                yield key, value
+
+    def _own_copies(self, fn: cst.FunctionDef) -> dict[type, list[tuple[str, cst.BaseExpression]]]:
+        """The `self.<attr> = <expr>` assignments of `fn` (nested functions included), by the
+        type of what they assign: one walk of `fn` however many tests of it are asked about
+        (every argument written as a test of every call that makes an object asks)."""
+        found = self._copies.get(fn)
+        if found is None:
+            found = self._copies[fn] = {}
+            for node in preorder(fn):
+                if isinstance(node, cst.Assign) and len(node.targets) == 1:
+                    key = dotted(node.targets[0].target)
+                    if key is not None and key.startswith("self.") and key.count(".") == 1:
+                        found.setdefault(type(node.value), []).append((key, node.value))
+        return found
 
     def _conditions(self, test: cst.BaseExpression, value: bool) -> Iterator[tuple[str, bool]]:
         """What `test` having `value` says holds, as (canonical text, value) pairs: the test
