@@ -544,8 +544,29 @@ class SourceTree(_Indexes):
     def code_for(self, node: cst.CSTNode) -> str:
         found = self._codes.get(node)
         if found is None:
-            found = self._codes[node] = self.module.code_for_node(node)
+            found = self._codes[node] = _plain_chain(node) or self.module.code_for_node(node)
         return found
+
+
+def _plain_chain(node: cst.CSTNode) -> Optional[str]:
+    """The source of a name or attribute chain written with no parentheses and no space
+    around its dots (`self.scaler.step`), read off the nodes; None for anything else, which
+    libcst prints (its printer is most of what spelling a call's target costs)."""
+    parts: list[str] = []
+    while type(node) is cst.Attribute:
+        dot = node.dot
+        if node.lpar or not isinstance(dot, cst.Dot) or not (_no_space(dot.whitespace_before) and _no_space(dot.whitespace_after)):  # type: ignore[union-attr]
+            return None
+        parts.append(node.attr.value)
+        node = node.value
+    if type(node) is not cst.Name or node.lpar:  # type: ignore[union-attr]
+        return None
+    parts.append(node.value)  # type: ignore[attr-defined]
+    return ".".join(reversed(parts))
+
+
+def _no_space(ws: cst.BaseParenthesizableWhitespace) -> bool:
+    return type(ws) is cst.SimpleWhitespace and not ws.value
 
 
 class _Canonical:
