@@ -19,7 +19,8 @@ within 3 lines of the mutation, or where the mutant leaves its bug (the headline
 dropped `update()`, at a `step(...)` of the same scaler in the file, a step it leaves without an
 update, or at that scaler's next call in its function (the `unscale_` or `step` that now runs
 twice since the last update, where torch raises), or at its `unscale_` earlier in a loop around
-the dropped call (what the next pass runs twice after a skip path that `continue`s); for a dropped `unscale_`, at the clip it
+the dropped call (what the next pass runs twice after a skip path that `continue`s) or earlier
+in the function holding it (what its next call runs twice after a skip path that `return`s); for a dropped `unscale_`, at the clip it
 guarded; for a dropped `scale()` stored in a name, at that name's backward. The table also
 gives the share with such a finding anywhere in the mutated file (at an in-file clip helper
 or the call of a helper further away). Equivalent mutants (inside a GradScaler implementation, in a
@@ -79,7 +80,8 @@ class Mutant:
     # where else a finding names this mutant's bug: for a dropped `update()`, the lines of the
     # same scaler's `step(...)` calls in the file (the steps left without their update) and of
     # its later calls in its function (the `unscale_` or `step` that now raises) and of its
-    # `unscale_` earlier in a loop around it (what the next pass repeats after a skip path);
+    # `unscale_` earlier in a loop around it or in its function (what the next pass or call
+    # repeats after a skip path);
     # for a dropped `unscale_`, the clip statement it guarded (now clipping scaled gradients); for
     # a dropped `scale()` whose result was stored in a name, the backward calls of that name after
     # it in its function (the backward left unscaled)
@@ -203,7 +205,8 @@ def _scaler_calls_around(tree: ast.AST, stmt: ast.stmt, scaler: ast.expr, source
     `unscale_`, `step` or wrapper method that now runs a second time since the last update,
     where torch raises), and of its `unscale_` calls earlier in a loop around `stmt` in that
     function (a skip path that unscaled, dropped its update and `continue`s: the next pass's
-    `unscale_` raises)."""
+    `unscale_` raises), or earlier in that function at all when it is one (a per-step method
+    whose skip path `return`s: its next call's `unscale_` raises)."""
     home = _function_holding(tree, stmt.lineno)
     inside = {id(n) for n in ast.walk(home)}
     looped = {
@@ -218,7 +221,7 @@ def _scaler_calls_around(tree: ast.AST, stmt: ast.stmt, scaler: ast.expr, source
         if ast.get_source_segment(source, node.func.value) != spelled or node.lineno == stmt.lineno:
             continue
         if node.func.attr == "step" or (id(node) in inside and node.func.attr != "scale" and node.lineno > stmt.end_lineno) \
-                or (node.func.attr == "unscale_" and id(node) in looped):  # type: ignore[operator]
+                or (node.func.attr == "unscale_" and (id(node) in looped or (home is not tree and id(node) in inside and node.lineno < stmt.lineno))):  # type: ignore[operator]
             lines.add(node.lineno)
     return tuple(sorted(lines))
 

@@ -37,3 +37,13 @@ def test_an_unscale_moved_after_the_clip_keeps_a_tab_indented_file_python():
     compile(moved.text, "tabs.py", "exec")
     lines = [f.line for f in lint_source(moved.text, "AMP1", "tabs.py")]
     assert any(moved.first - mutation_recall.NEAR <= line <= moved.last + mutation_recall.NEAR for line in lines)
+
+
+def test_an_update_dropped_on_a_skip_path_that_returns_is_reported_at_the_unscale_its_next_call_repeats():
+    # a per-step method: unscale_, then on non-finite gradients `update()` and `return`; without
+    # that update the next call's `unscale_`, above the dropped line, raises
+    path = FIXTURES / "amp1xx" / "clean_skip_path_updates_before_returning.py"
+    source = path.read_text()
+    [skip] = [m for m in mutation_recall.mutants(path.name, source) if m.kind == "drop_update" and "return None" in m.text.splitlines()[m.first]]
+    lines = [f.line for f in lint_source(skip.text, "AMP1", str(path))]
+    assert any(line in skip.anchors and line < skip.first for line in lines)
