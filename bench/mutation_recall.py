@@ -570,6 +570,8 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         for repo, path, line in (
             ("devasphn/NewProject", "preflight_check.py", 249),
             ("caroline443/sevir-vil-nowcasting-lab", "scripts/smoke_simvp.py", 66),
+            ("TSOR666/Hyperspectral-Imaging-Toolkit", "CSWIN v2/gpu_preflight_train.py", 398),
+            ("TSOR666/Hyperspectral-Imaging-Toolkit", "mswr_v2/verify_robustness.py", 312),
         )
     },
     **{
@@ -579,6 +581,13 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         for repo, path, line in (
             ("MarvelMathesh/MambaDerm", "train.py", 354), ("MarvelMathesh/MambaDerm", "train_ham10000.py", 349),
             ("devasphn/NewProject", "train_codec_production.py", 475),
+            ("TSOR666/Hyperspectral-Imaging-Toolkit", "CSWIN v2/src/hsi_model/train_optimized.py", 549),
+            ("TSOR666/Hyperspectral-Imaging-Toolkit", "CSWIN v2/src/hsi_model/train_optimized.py", 597),
+            ("TSOR666/Hyperspectral-Imaging-Toolkit", "CSWIN v2/src/hsi_model/training_script_fixed.py", 723),
+            ("TSOR666/Hyperspectral-Imaging-Toolkit", "CSWIN v2/src/hsi_model/training_script_fixed.py", 785),
+            ("TSOR666/Hyperspectral-Imaging-Toolkit", "CSWIN v2/src/hsi_model/train_generator.py", 965),
+            ("TSOR666/Hyperspectral-Imaging-Toolkit", "HSIFUSION&SHARP/sharp_v322_hardened.py", 1749),
+            ("TSOR666/Hyperspectral-Imaging-Toolkit", "HSIFUSION&SHARP/unified_training.py", 562),
         )
     },
     **{
@@ -616,8 +625,26 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             ("NeilDG/SynthShadowRemoval", "trainers/iid_trainer.py", 495),
             ("xinli2008/VQGAN_from_scratch", "train_vqgan.py", 62),
             ("xinli2008/VQGAN_from_scratch", "train_vqgan.py", 78),
+            ("johndpope/MegaPortrait-hack", "train.py", 247), ("johndpope/MegaPortrait-hack", "train.py", 320),
+            ("Abhinaykotla/EdgeConnect_Plus_Inpainting_with_Edge_and_Color_Guidance", "train_loops_g1.py", 255),
+            ("Abhinaykotla/EdgeConnect_Plus_Inpainting_with_Edge_and_Color_Guidance", "train_loops_g1.py", 284),
+            ("Abhinaykotla/EdgeConnect_Plus_Inpainting_with_Edge_and_Color_Guidance", "train_loops_g2.py", 252),
+            ("Abhinaykotla/EdgeConnect_Plus_Inpainting_with_Edge_and_Color_Guidance", "train_loops_g2.py", 277),
         )
     },
+    **{
+        ("shanguanma/speaker_diarization", f"egs/alimeeting/ts_vad1/{path}", "drop_update", line):
+            "dead code: every call of the `dynamic_scaler` helper is commented out"
+        for path, line in (
+            ("train_multi_gpus.py", 701), ("train_multi_gpus3.py", 736), ("train_multi_gpus4.py", 763),
+            ("train_multi_gpus4_1.py", 772), ("train_multi_gpus5.py", 747),
+        )
+    },
+    ("shanguanma/speaker_diarization", "egs/alimeeting/ts_vad1/dynamic_loss_scaler.py", "drop_update", 169):
+        "dead code: no module imports dynamic_loss_scaler (the trainers import dynamic_loss_scaler2 and 3)",
+    ("Maelic/SGG-Benchmark", "sgg_benchmark/engine/trainer.py", "drop_update", 319):
+        "the dropped update() runs only where no parameter has a gradient and nothing was unscaled or stepped, "
+        "where torch raises 'No inf checks were recorded prior to update': the mutant removes a call that cannot succeed",
     **{
         ("RolandGao/RegSeg", "benchmark.py", "drop_scale", line):
             "a timing / memory benchmark: the gradients of the backward are never stepped on, clipped or read"
