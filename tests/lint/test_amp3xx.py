@@ -173,3 +173,13 @@ def test_device_index_fix_keeps_only_the_device_type() -> None:
     assert applied == [finding.fix]
     assert 'torch.autocast("cuda", dtype=torch.float16)' in fixed
     assert "cuda:0\", dtype" not in fixed
+
+
+def test_backward_of_a_function_entered_where_its_callers_autocast_test_holds_is_flagged() -> None:
+    _assert_marked("amp301_backward_of_a_function_entered_where_its_callers_test_turns_autocast_on.py")
+
+
+def test_backward_of_a_function_entered_where_its_callers_autocast_test_fails_is_silent() -> None:
+    # `autocast() if opt.torch_amp else nullcontext()` around `train(..., opt)`, whose plain
+    # backward is in the else of `if opt.torch_amp:`
+    _assert_clean("clean_plain_backward_of_a_function_entered_where_its_callers_test_turns_autocast_off.py")
