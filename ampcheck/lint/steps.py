@@ -236,6 +236,10 @@ class Event:
     # a backward started from an intermediate tensor with an upstream gradient (`features.backward(
     # scaler.scale(grad))`): it reaches only the part of the graph below that tensor
     seeded: bool = False
+    # an optimizer step handed a closure that zeroes the gradients and back-propagates anew
+    # (LBFGS's): torch's optimizers run the closure before reading any gradient, so the step
+    # takes those, not what an earlier backward left
+    recomputed: bool = False
     home: Optional["StepEvents"] = field(default=None, repr=False)
 
     @property
@@ -1357,13 +1361,35 @@ class StepEvents:
         if resolve and self._follow_method(op, recv, name, frame, guards, out, follow):
             return
         if name == "step" and _optimizer_step_arguments(op) and self._is_optimizer(recv) and not self._hands_a_scaler(op, frame):
-            out.append(self._event(EventKind.OPT_STEP, op, frame, guards, target=recv.text, target_binding=recv.binding))
+            out.append(self._event(
+                EventKind.OPT_STEP, op, frame, guards, target=recv.text, target_binding=recv.binding,
+                recomputed=self._closure_recomputes(op, frame),
+            ))
         elif name == "zero_grad":
             out.append(self._event(EventKind.ZERO_GRAD, op, frame, guards, target=recv.text))
         elif name == "replay" and isinstance(op.callee, Method) and _cuda_graph(op.callee.recv):
             out.append(self._event(EventKind.OPAQUE, op, frame, guards, target=frozenset({recv.text or "graph"})))
         else:
             self._opaque(op, frame, guards, out)
+
+    def _closure_recomputes(self, op: Op, frame: _Frame) -> bool:
+        """Whether a `step(closure)` hands the optimizer a project function that zeroes
+        gradients before its first backward (LBFGS's closure, `opt.zero_grad(); loss =
+        ...; loss.backward()`): the step then reads the gradients the closure made, not
+        those a scaled backward left."""
+        ref = op.args[0] if op.args else dict(op.kwargs).get("closure")
+        b = ref.binding if isinstance(ref, Value) else None
+        if b is None or b.kind != "function" or b.qualname is None:
+            return False
+        symbol = self.project.lookup(b.qualname, frame.module)
+        fn = symbol.function if symbol is not None else None
+        for o in fn.ops if fn is not None else ():
+            name = o.callee.name if isinstance(o.callee, Method) else None
+            if name == "zero_grad":
+                return True
+            if name == "backward":
+                return False
+        return False
 
     def _follow_method(self, op: Op, recv: Val, name: str, frame: _Frame, guards: tuple[Guard, ...], out: list[Event], follow: bool) -> bool:
         """Enter `recv.name(...)` when the project defines the class of `recv` (a method of it

@@ -427,6 +427,8 @@ def optimizer_step_bypasses_scaler(model: FileModel) -> Iterator[Finding]:
 def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
     scalers = step.scalers()
     for o in step.of(EventKind.OPT_STEP):
+        if o.recomputed:
+            continue  # (`opt.step(closure)` whose closure zeroes and back-propagates: it steps on those gradients)
         last = _last_backward(step, o) or _unscale_without_backward(step, o)
         if last is not None and last.kind == EventKind.BACKWARD:
             last = _unscaled_since(step, last, o) or last
