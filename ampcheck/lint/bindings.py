@@ -596,6 +596,11 @@ class Bindings:
             inner = self._classify(func.value, key, scope, depth + 1)
             if inner is not None and inner.kind in ("model", "instance"):
                 return replace(inner, node=value, kind="model")
+        if qual is None and not quals and isinstance(func, cst.Name) and func.value[:1].isupper() and self.tree.names.star_imports():
+            # a class no import names here, which a `from <module> import *` may bind: the
+            # project model looks it up through those imports (`scaler = NativeScaler()` after
+            # `from utils import *`)
+            qual = f"{self.tree.module_name}.{func.value}"
         if qual is not None and last is not None and last[:1].isupper():
             # an instance of an imported class: the project may hold the class (what it is
             # and what its methods do is for the project model to say)

@@ -213,3 +213,13 @@ def test_a_module_rebound_to_its_own_half_is_the_module_its_optimizer_updates() 
 
 def test_float16_loss_scaled_by_a_gradscaler_kept_in_a_list_is_silent() -> None:
     _assert_clean("clean_fp16_loss_scaled_by_gradscalers_kept_in_a_list.py")
+
+
+def test_float16_autocast_whose_loss_a_scaler_wrapper_from_a_star_import_scales_is_silent() -> None:
+    # `from utils import *` binds the project's NativeScaler-style wrapper: its `__call__`
+    # scales the loss; a stepper from the same import that does not is reported
+    root = FIXTURES / "projects" / "scaler_wrapper_from_a_star_import"
+    settings = load_settings([str(root)], Overrides(select=("AMP2",)), cwd=root)
+    result = lint_paths([str(root)], settings, Options(cache=False, jobs=1))
+    found = sorted((Path(f.path).resolve().relative_to(root).as_posix(), f.code, f.line) for f in result.findings)
+    assert found == [("train_plain.py", "AMP201", 12)]
