@@ -223,3 +223,11 @@ def test_float16_autocast_whose_loss_a_scaler_wrapper_from_a_star_import_scales_
     result = lint_paths([str(root)], settings, Options(cache=False, jobs=1))
     found = sorted((Path(f.path).resolve().relative_to(root).as_posix(), f.code, f.line) for f in result.findings)
     assert found == [("train_plain.py", "AMP201", 12)]
+
+
+def test_float16_autocast_whose_plain_backward_runs_where_its_switch_is_off_is_silent() -> None:
+    _assert_clean("clean_fp16_plain_backward_where_the_autocast_switch_is_off.py")
+
+
+def test_float16_autocast_whose_plain_backward_runs_where_its_switch_is_on_is_flagged() -> None:
+    _assert_marked("amp201_fp16_plain_backward_where_the_autocast_switch_is_on.py")

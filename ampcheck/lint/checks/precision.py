@@ -16,6 +16,7 @@ from ampcheck.lint.kinds import plain_cuda_scaler, sharded_scaler
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import compared_to_string, dotted
 from ampcheck.lint.program import Branch, Method, Scaled
+from ampcheck.lint.regions import AutocastRegion
 from ampcheck.lint.steps import Event, EventKind
 
 _FSDP1 = frozenset(
@@ -57,7 +58,7 @@ def fp16_without_scaler(model: FileModel) -> Iterable[Finding]:
             continue
         if model.runs_without_grad(region):
             continue
-        following = _backwards_following(model, region.node)
+        following = _backwards_following(model, region)
         if not following & _UNSCALED or following & _SCALED:
             continue  # (a scaled one: a scaler handed on scales the loss there, a helper's `if scaler is not None:`)
         seen.add(id(region.anchor))
@@ -74,14 +75,17 @@ _UNSCALED = frozenset({EventKind.BACKWARD, EventKind.AUTOGRAD_GRAD})
 _SCALED = frozenset({EventKind.SCALED_BACKWARD, EventKind.SCALED_AUTOGRAD_GRAD})
 
 
-def _backwards_following(model: FileModel, node: cst.CSTNode) -> set[EventKind]:
+def _backwards_following(model: FileModel, region: AutocastRegion) -> set[EventKind]:
     """The kinds of the training backwards (`model.trains`: their gradients can reach an
     optimizer update) in the same function (or module body) as the region, at or after it and
-    not on the other branch of an `if` (ConvNeXt's `if use_amp: ... else: loss.backward()`),
-    written there or in a helper called there. A loss handed to a framework (`accelerator.backward(loss)`) is
+    not on the other branch of an `if` (ConvNeXt's `if use_amp: ... else: loss.backward()`)
+    nor where the test that switches the region on is false (`autocast(enabled=args.amp)`,
+    then `else: loss.backward()` of `if args.amp:`, the AMP side handing the loss to timm's
+    `NativeScaler`), written there or in a helper called there. A loss handed to a framework (`accelerator.backward(loss)`) is
     the framework's to scale. A scaled one means a scaler exists, also where it is handed to a
     helper of another module (InspireMusic's `autocast(enabled=scaler is not None)` around
     helpers that scale where the scaler is not None)."""
+    node = region.node
     fn = node if isinstance(node, cst.FunctionDef) else model.enclosing_function(node)
     start = model.range(node).start.line
     return {
@@ -92,6 +96,7 @@ def _backwards_following(model: FileModel, node: cst.CSTNode) -> set[EventKind]:
         for at in (e.node, *(c.op.node for c in e.via))
         if at is not None and model.owns(at) and model.enclosing_function(at) is fn and model.range(at).start.line >= start
         and not model.exclusive_branches(node, at) and model.trains(e)
+        and not (region.toggle is not None and model.known(at, region.toggle) is False)
     }
 
 
