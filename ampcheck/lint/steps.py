@@ -1777,13 +1777,12 @@ class StepEvents:
 
 
 def _optimizer_step_arguments(op: Op) -> bool:
-    """Whether a `step(...)` call passes what `torch.optim.Optimizer.step(closure=None)`
-    takes: at most one positional argument and no keyword but `closure` (anything forwarded
-    with `*`/`**` may be that). An object stepped with other arguments
-    (`meta_optimizer.step(val_loss=..., train_loss=..., parameters=...)`, a hypergradient
-    step that computes its own gradients) is no torch optimizer, whatever its name: torch's
-    raises TypeError for them. A project's optimizer class is judged by its bases before this."""
-    return op.star or (len(op.args) <= 1 and all(k == "closure" for k, _ in op.kwargs))
+    """Whether a `step(...)` call may be an optimizer's: `torch.optim.Optimizer.step(closure=None)`
+    takes a closure, and a subclass may add parameters after it (SAM's `step(closure,
+    current_iter)`), but a call that passes no closure and only keywords torch's step does not
+    know (`meta_optimizer.step(val_loss=..., train_loss=..., parameters=...)`, a hypergradient
+    step that computes its own gradients) steps something else, whatever the receiver's name."""
+    return op.star or bool(op.args) or not op.kwargs or any(k == "closure" for k, _ in op.kwargs)
 
 
 _Returned = TypeVar("_Returned")
