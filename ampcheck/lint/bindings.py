@@ -563,11 +563,9 @@ class Bindings:
             return Binding("loss_scale", key, value, scope=scope)  # the scale a scaler multiplies the loss by
         quals = self.tree.names.resolve(func)
         last = last_name(func)
-        made = self._scaler_classes_named(func) if not quals and isinstance(func, cst.Name) else None
-        if made:
+        made = self._scaler_classes_built(func, quals)
+        if made is not None:
             return self._scaler(value, key, scope, made)
-        if self._is_scaler_ctor(quals, last):
-            return self._scaler(value, key, scope, quals)
         qual = next(iter(quals)) if len(quals) == 1 else None
         if is_lr_scheduler_class(qual):
             return Binding("scheduler", key, value, qual, scope=scope)
@@ -659,8 +657,17 @@ class Bindings:
     def built_scaler(self, call: cst.Call) -> Optional[Binding]:
         """What a GradScaler constructor call builds (its `enabled=` and the conditions it is
         on under), as a binding of no name; None for any other call."""
-        quals = self.tree.names.resolve(call.func)
-        return self._scaler(call, "", None, quals) if self._is_scaler_ctor(quals, last_name(call.func)) else None
+        made = self._scaler_classes_built(call.func, self.tree.names.resolve(call.func))
+        return self._scaler(call, "", None, made) if made is not None else None
+
+    def _scaler_classes_built(self, func: cst.BaseExpression, quals: frozenset[str]) -> Optional[frozenset[str]]:
+        """The GradScaler classes a call of `func` (resolved to `quals`) constructs: a name
+        bound here to one of them (`_scaler_classes_named`), or a constructor itself
+        (`_is_scaler_ctor`); None when it constructs no GradScaler."""
+        named = self._scaler_classes_named(func) if not quals and isinstance(func, cst.Name) else None
+        if named:
+            return named
+        return quals if self._is_scaler_ctor(quals, last_name(func)) else None
 
     def argument_conditions(self, call: cst.Call) -> tuple[tuple[str, tuple[tuple[str, bool], ...]], ...]:
         """For each argument of `call` written as a test (a name, an attribute, a comparison,

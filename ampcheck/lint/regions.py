@@ -37,7 +37,7 @@ from typing import Optional, Sequence, Union
 
 import libcst as cst
 
-from ampcheck.lint.consteval import UNKNOWN, ConstEval, TorchDtype, named_param
+from ampcheck.lint.consteval import UNKNOWN, ConstEval, TorchDtype
 from ampcheck.lint.names import compared_to_none, dotted, is_none
 from ampcheck.lint.tree import SourceTree
 
@@ -147,31 +147,27 @@ class Regions:
         test, side = r.toggle, True
         while isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test, side = test.expression, not side
-        root = test
-        while isinstance(root, cst.Attribute):
-            root = root.value
-        if not isinstance(root, cst.Name):
+        text = dotted(test)  # (a name or an attribute chain: what a call can hand over by its root)
+        if text is None:
             return False
-        param = self._handed_as(r.via[0], r.node, root.value)
+        root, _, rest = text.partition(".")
+        param = self._handed_as(r.via[0], r.node, root)
         if param is None:
             return False
-        text = param + self.tree.condition_text(test)[len(root.value):]
-        return self.tree.known_text(node, r.node, text) is (not side)
+        return self.tree.known_text(node, r.node, ".".join(filter(None, (param, rest)))) is (not side)
 
     def _handed_as(self, call: cst.Call, fn: cst.FunctionDef, name: str) -> Optional[str]:
-        """The parameter of `fn` that `call` passes the bare name `name` to, when `fn` never
-        assigns it anew."""
+        """The parameter of `fn` that `call` passes the bare name `name` to (`_arg` placing
+        the arguments), when `fn` never assigns it anew."""
+        if any(a.star for a in call.args):
+            return None
         p = fn.params
         positional = [x.name.value for x in (*p.posonly_params, *p.params)]
         if isinstance(call.func, cst.Attribute) and positional:
             positional = positional[1:]  # (`self.train_step(...)`: the receiver fills the first)
-        found = None
-        for i, a in enumerate(call.args):
-            if a.star:
-                return None
-            if isinstance(a.value, cst.Name) and a.value.value == name:
-                found = a.keyword.value if a.keyword is not None else positional[i] if i < len(positional) else None
-        return found if found is not None and named_param(fn, found) is not None and not self.consts.assigns(fn, found) else None
+        params = [*positional, *(x.name.value for x in p.kwonly_params)]
+        handed = [q for q in params if isinstance(a := _arg(call.args, params, q), cst.Name) and a.value == name]
+        return handed[-1] if handed and not self.consts.assigns(fn, handed[-1]) else None
 
     @property
     def enters_autocast(self) -> bool:

@@ -1660,8 +1660,7 @@ class StepEvents:
         param = found[1].returns_enabled_by if found is not None else None
         if found is None or param is None:
             return b.on_when
-        fn = found[1]
-        positional = fn.params[1:] if fn.self_name is not None else fn.params
+        positional = _positional(found[1], skip_self=True)
         keys = {param, *([str(positional.index(param))] if param in positional else [])}
         for key, conditions in b.made_args_on:
             if key in keys:
