@@ -630,8 +630,12 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             ("Abhinaykotla/EdgeConnect_Plus_Inpainting_with_Edge_and_Color_Guidance", "train_loops_g1.py", 284),
             ("Abhinaykotla/EdgeConnect_Plus_Inpainting_with_Edge_and_Color_Guidance", "train_loops_g2.py", 252),
             ("Abhinaykotla/EdgeConnect_Plus_Inpainting_with_Edge_and_Color_Guidance", "train_loops_g2.py", 277),
+            ("pumpCurry/font_gan", "train_pix2pix.py", 576), ("pumpCurry/font_gan", "train_pix2pix.py", 591),
+            ("pumpCurry/font_gan", "train_pix2pix_pro.py", 937), ("pumpCurry/font_gan", "train_pix2pix_pro.py", 957),
         )
     },
+    ("arthurhero/Long-LRM", "main.py", "step_to_opt", 347):
+        "after unscale_ every gradient is made finite (nan_to_num_): optimizer.step() takes unscaled, finite gradients, and update() reads the inf check unscale_ recorded",
     **{
         ("shanguanma/speaker_diarization", f"egs/alimeeting/ts_vad1/{path}", "drop_update", line):
             "dead code: every call of the `dynamic_scaler` helper is commented out"
