@@ -104,6 +104,18 @@ def test_decorated_function_a_file_without_autocast_or_a_function_applied_with_a
     _assert_clean(name)
 
 
+def test_function_applied_with_autocast_off_whose_static_helper_is_also_called_by_name_is_silent() -> None:
+    _assert_clean("clean_function_applied_with_autocast_off_beside_calls_of_its_static_helper.py")
+
+
+def test_function_with_a_static_helper_applied_under_autocast_is_flagged() -> None:
+    _assert_marked("amp304_function_with_a_static_helper_applied_under_autocast.py")
+
+
+def test_function_applied_by_a_classmethod_of_its_own_under_autocast_is_flagged() -> None:
+    _assert_marked("amp304_function_applied_by_its_classmethod_under_autocast.py")
+
+
 def test_private_function_that_only_test_functions_apply_without_autocast_is_silent() -> None:
     _assert_marked("tests/test_custom_function_used_by_tests.py")
 

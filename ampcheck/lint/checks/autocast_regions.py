@@ -497,10 +497,28 @@ def _applied_outside_this_files_autocast(model: FileModel, cls: cst.ClassDef, me
         c for c in model.calls
         if isinstance(c.func, cst.Attribute) and c.func.attr.value == "apply" and dotted(c.func.value) == name
     ]
-    named = [n for n in model.name_nodes.get(name, []) if n is not cls.name]
+    helpers = _static_helpers(model, cls)
+    named = [n for n in model.name_nodes.get(name, []) if n is not cls.name and not _calls_one_of(model, n, helpers)]
     if len(named) != len(applies) or any(model.regions.active(fn.body) is not None for fn in methods):
         return False  # handed on, or a method runs under autocast whoever applies it
     return not any(model.reach.may_run_under(c) for c in applies)
+
+
+def _static_helpers(model: FileModel, cls: cst.ClassDef) -> frozenset[str]:
+    """The static methods of a Function class besides `forward` and `backward` (Long-LRM's
+    `GaussianRenderer.render`, which both passes call per view): calling one runs plain code,
+    applies no Function and hands the class to no one."""
+    return frozenset(
+        f.name.value for f in model.functions
+        if model.parent(model.parent(f)) is cls and f.name.value not in _AMP_DECORATORS and "staticmethod" in _decorators(model, f)
+    )
+
+
+def _calls_one_of(model: FileModel, name: cst.CSTNode, methods: frozenset[str]) -> bool:
+    """Whether `name` is the class in a call `Cls.<method>(...)` of one of `methods`."""
+    attr = model.parent(name)
+    return isinstance(attr, cst.Attribute) and attr.value is name and attr.attr.value in methods \
+        and isinstance(model.parent(attr), cst.Call) and model.parent(attr).func is attr
 
 
 def _forward_called_as_a_plain_method(model: FileModel, cls: cst.ClassDef) -> bool:
