@@ -632,8 +632,25 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             ("Abhinaykotla/EdgeConnect_Plus_Inpainting_with_Edge_and_Color_Guidance", "train_loops_g2.py", 277),
             ("pumpCurry/font_gan", "train_pix2pix.py", 576), ("pumpCurry/font_gan", "train_pix2pix.py", 591),
             ("pumpCurry/font_gan", "train_pix2pix_pro.py", 937), ("pumpCurry/font_gan", "train_pix2pix_pro.py", 957),
+            ("CODEJIN/HiFiSinger", "Train.py", 232), ("CODEJIN/HiFiSinger", "Train.py", 305),
         )
     },
+    **{
+        key: "unscale_(optimizer) runs first and the hand step sits under a finite-norm check (`if is_finite:`, `if torch.isfinite(grad_norm):`): "
+             "it only ever takes finite, unscaled gradients, and update() reads the inf check unscale_ recorded"
+        for key in (
+            ("gk408829/Geophysical-Full-Waveform-Inversion", "final_swinunet_pipeline.py", "step_to_opt", 1836),
+            ("ASLP-lab/OSUM", "OSUM-EChat/tts/cosyvoice/utils/train_utils.py", "step_to_opt", 288),
+        )
+    },
+    **{
+        ("Alexander4127/effdl_pipeline_opt", "task1/train.py", kind, line):
+            "the scaler is the homework's own loss scaler (task1's Scaler / DynamicScaler, built to implement loss scaling by hand), "
+            "not a torch GradScaler: its calls follow its own protocol, which no AMP1 rule judges"
+        for kind, line in (("step_to_opt", 84), ("drop_scale", 79))
+    },
+    ("zdhdream/LLM-Science-Exam", "adv_utils.py", "drop_scale", 155):
+        "dead code: no code of the project calls AWP.attack_backward (the trainers use their own AWP classes or FGM)",
     ("arthurhero/Long-LRM", "main.py", "step_to_opt", 347):
         "after unscale_ every gradient is made finite (nan_to_num_): optimizer.step() takes unscaled, finite gradients, and update() reads the inf check unscale_ recorded",
     **{
