@@ -101,6 +101,14 @@ def test_enabled_scaler_beside_bfloat16_autocast_is_flagged() -> None:
     _assert_marked("amp202_scaler_with_bf16.py")
 
 
+def test_scaler_beside_a_bf16_loop_that_never_reads_it_again_is_silent() -> None:
+    _assert_clean("clean_bf16_loop_beside_a_scaler_it_never_uses.py")
+
+
+def test_scaler_beside_a_bf16_loop_read_by_a_nested_step_function_is_flagged() -> None:
+    _assert_marked("amp202_bf16_scaler_used_by_a_nested_step.py")
+
+
 def test_nanogpt_scaler_enabled_only_for_float16_is_silent() -> None:
     _assert_clean("clean_nanogpt_maybe_scaler_bf16.py")
 

@@ -114,7 +114,7 @@ def scaler_with_bf16(model: FileModel) -> Iterable[Finding]:
         return
     seen: set[int] = set()
     for scaler in model.bindings.of_kind("scaler"):
-        if scaler.built_enabled is not True or scaler.inferred or id(scaler.node) in seen:
+        if scaler.built_enabled is not True or scaler.inferred or id(scaler.node) in seen or _never_read(model, scaler):
             continue
         seen.add(id(scaler.node))
         yield model.finding(
@@ -123,6 +123,17 @@ def scaler_with_bf16(model: FileModel) -> Iterable[Finding]:
             "GradScaler is enabled while every autocast region here is bfloat16; bf16 has fp32's range and needs "
             "no loss scaling (with bf16 parameters unscale_ raises). Drop the scaler or pass enabled=False",
         )
+
+
+def _never_read(model: FileModel, scaler: Binding) -> bool:
+    """A GradScaler a function binds to a local name it never reads again (built beside a
+    bfloat16 loop that back-propagates plainly): it scales nothing, so bf16 makes it no worse."""
+    if not isinstance(scaler.scope, cst.FunctionDef) or "." in scaler.key:
+        return False
+    return all(
+        model.is_target(n) for n in model.name_nodes.get(scaler.key, [])
+        if model.within(n, scaler.scope)
+    )
 
 
 def _training_casts(model: FileModel) -> list[tuple[Cast, Binding]]:
