@@ -33,6 +33,7 @@ function definition: its body runs when called, not where it is written.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Optional, Sequence, Union
 
 import libcst as cst
@@ -180,6 +181,26 @@ class Regions:
             return True
         configs = (self.config(c) for c in self.tree.calls)
         return any(c is not None and c.enabled is not False for c in configs)
+
+    @cached_property
+    def toggle_names(self) -> frozenset[str]:
+        """The names the `enabled=` tests of the file's regions read (`enabled=f16`,
+        `enabled=args.amp and cuda`, `enabled=self.scaler is not None`; not the constants they
+        compare with): a condition on one of them switches autocast, and so AMP, on and off."""
+        found: set[str] = set()
+        pending = [r.toggle for r in self.all if r.toggle is not None]
+        while pending:
+            expr = pending.pop()
+            name = dotted(expr)
+            if name is not None:
+                found.add(name)
+            elif isinstance(expr, cst.BooleanOperation):
+                pending += [expr.left, expr.right]
+            elif isinstance(expr, cst.UnaryOperation):
+                pending.append(expr.expression)
+            elif isinstance(expr, cst.Comparison):
+                pending += [expr.left, *(c.comparator for c in expr.comparisons)]
+        return frozenset(found - {"None", "True", "False"})
 
     def is_autocast(self, expr: cst.BaseExpression) -> bool:
         """Whether `expr` names autocast itself, certainly (every candidate is a spelling)."""

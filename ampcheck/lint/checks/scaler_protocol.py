@@ -278,8 +278,8 @@ class _Step:
 
     def is_toggle(self, test: Optional[Test], scaler: Optional[Binding], text: str) -> bool:
         """A condition on the scaler itself (`if scaler is not None:`, `scaler.is_enabled()`),
-        on a name its `enabled=` reads, or on a word that switches AMP (`use_amp`, `args.fp16`,
-        `precision == "16-mixed"`)."""
+        on a name its `enabled=` or an autocast region's reads (`autocast(enabled=f16)`), or on
+        a word that switches AMP (`use_amp`, `args.fp16`, `precision == "16-mixed"`)."""
         if test is None:
             return False
         if test.ordered:
@@ -293,7 +293,7 @@ class _Step:
         if any(_AMP_TOGGLE.search(w) for w in words):
             return True
         toggles = set(scaler.toggles) if scaler is not None else set()
-        return any(n in toggles for n in test.names)
+        return any(n in toggles or n in self.model.regions.toggle_names for n in test.names)
 
 
 def _roots(model: FileModel) -> Iterator[tuple[object, list[Event]]]:
