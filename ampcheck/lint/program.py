@@ -385,8 +385,9 @@ class Op:
     # a non-finite test whose `if` only reports (`if math.isnan(v): print(...)`, `v = str(v)`
     # for a JSON log): it neither skips a step nor repairs a gradient
     inert: bool = False
-    # a clip whose threshold is a product of these values: right when one is the loss scale
-    # (`clip_grad_norm_(params, max_norm * scale)` with a caller's `scale=scaler.get_scale()`)
+    # a clip whose threshold is a product of these values, or a gradient read divided by one
+    # of them: right when one is the loss scale (`clip_grad_norm_(params, max_norm * scale)`,
+    # `(p.grad / scale).norm()`, with a caller's `scale=scaler.get_scale()`)
     threshold: tuple[Ref, ...] = ()
     # a clip of the parameters of one module (`clip_grad_norm_(self.policy.parameters(), ...)`): that module, as written
     clips: Optional[str] = None
@@ -1452,8 +1453,10 @@ class _Builder:
             op = self._call(node, guards)  # type: ignore[arg-type]
             if op is not None:
                 out.append(op)
-        elif kind is cst.Attribute and node.attr.value == "grad" and self._is_grad_read(node) and self._reads_magnitude(node):  # type: ignore[attr-defined,arg-type]
-            out.append(Op(OpKind.GRAD_USE, guards, text=self._text(node), node=node))
+        elif kind is cst.Attribute and node.attr.value == "grad" and self._is_grad_read(node):  # type: ignore[attr-defined]
+            divisors: list[Ref] = []
+            if self._reads_magnitude(node, divisors=divisors):  # type: ignore[arg-type]
+                out.append(Op(OpKind.GRAD_USE, guards, text=self._text(node), threshold=tuple(divisors), node=node))
 
     @cached_property
     def _leads_to_ops(self) -> set[cst.CSTNode]:
@@ -1970,7 +1973,7 @@ class _Builder:
             for f in _factors(expr)
         )
 
-    def _reads_magnitude(self, node: cst.BaseExpression, stored: bool = True) -> bool:
+    def _reads_magnitude(self, node: cst.BaseExpression, stored: bool = True, divisors: Optional[list[Ref]] = None) -> bool:
         """Whether a `.grad` read depends nonlinearly on the gradient's size: a norm, a max or
         abs, a power, a comparison with a threshold, a value logged or turned into a number, an
         inf/NaN check. Linear uses (an all-reduce, a sum or average, `div_(world_size)`, a
@@ -1979,7 +1982,9 @@ class _Builder:
         params]`, `grads.append(p.grad)`) is followed one step, with `stored`: to the uses of
         that name in its function, and of the loop variable that walks it; a list kept in a dict
         (`groups.setdefault(key, []).append(p.grad)`, `buckets[key].append(p.grad)`) is followed
-        through the loops over the dict's values."""
+        through the loops over the dict's values. With `divisors`, the values the gradient is divided
+        by on the way that a caller may make the loss scale (`(p.grad / scale).norm()`, `scale` a
+        parameter) are collected."""
         cur: cst.CSTNode = node
         for _ in range(12):
             parent = self.tree.parent(cur)
@@ -2018,6 +2023,10 @@ class _Builder:
                     return True
                 if self._unscales(parent, cur):
                     return False  # (`p.grad / scaler.get_scale()`: the true gradient, whatever reads it)
+                if divisors is not None and isinstance(parent.operator, cst.Divide) and parent.left is cur:
+                    by = self.ref(parent.right)  # (`p.grad / scale`: what `scale` is, the caller says)
+                    if isinstance(by, (Param, Attr, Member)):
+                        divisors.append(by)
                 cur = parent
             elif isinstance(parent, (cst.Element, cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp, cst.Subscript, cst.SubscriptElement, cst.Index, cst.UnaryOperation)):
                 cur = parent
