@@ -649,6 +649,8 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             "not a torch GradScaler: its calls follow its own protocol, which no AMP1 rule judges"
         for kind, line in (("step_to_opt", 84), ("drop_scale", 79))
     },
+    ("SpaceNetChallenge/SpaceNet8", "02_number13/code/trainer_ms.py", "drop_scale", 318):
+        "a validation step under torch.no_grad(): `scaler.scale(loss)` is a statement whose value nothing reads, and no backward follows",
     ("zdhdream/LLM-Science-Exam", "adv_utils.py", "drop_scale", 155):
         "dead code: no code of the project calls AWP.attack_backward (the trainers use their own AWP classes or FGM)",
     ("arthurhero/Long-LRM", "main.py", "step_to_opt", 347):
