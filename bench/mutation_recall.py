@@ -392,8 +392,11 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "the step is already gated on torch.isfinite(grad_norm) after unscale_: it skips where scaler.step would",
     ("pytorch/rl", "sota-implementations/grpo/grpo-async.py", "step_to_opt", 303):
         "the step runs only where the unscaled gradients' norm is finite (_tensor_is_finite(grad_norm)): it skips where scaler.step would, and update() reads the inf check unscale_ recorded",
-    ("Haian-Jin/LVSM", "train.py", "step_to_opt", 197):
-        "after unscale_ every gradient is made finite (nan_to_num_): optimizer.step() takes unscaled, finite gradients, and update() reads the inf check unscale_ recorded",
+    **{
+        key: "after unscale_ every gradient is made finite (nan_to_num_): optimizer.step() takes unscaled, finite gradients, "
+             "and update() reads the inf check unscale_ recorded"
+        for key in (("Haian-Jin/LVSM", "train.py", "step_to_opt", 197), ("arthurhero/Long-LRM", "main.py", "step_to_opt", 347))
+    },
     **{
         ("lyuwenyu/RT-DETR", "rtdetr_paddle/ppdet/engine/trainer.py", "drop_scale", line):
             "PaddlePaddle code: paddle.amp.GradScaler, not a torch GradScaler"
@@ -653,8 +656,6 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
         "a validation step under torch.no_grad(): `scaler.scale(loss)` is a statement whose value nothing reads, and no backward follows",
     ("zdhdream/LLM-Science-Exam", "adv_utils.py", "drop_scale", 155):
         "dead code: no code of the project calls AWP.attack_backward (the trainers use their own AWP classes or FGM)",
-    ("arthurhero/Long-LRM", "main.py", "step_to_opt", 347):
-        "after unscale_ every gradient is made finite (nan_to_num_): optimizer.step() takes unscaled, finite gradients, and update() reads the inf check unscale_ recorded",
     **{
         ("shanguanma/speaker_diarization", f"egs/alimeeting/ts_vad1/{path}", "drop_update", line):
             "dead code: every call of the `dynamic_scaler` helper is commented out"
