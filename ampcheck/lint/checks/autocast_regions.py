@@ -240,12 +240,11 @@ def custom_function_without_amp_decorators(model: FileModel) -> Iterable[Finding
     for cls in model.classes:
         if not any(model.qualname(b.value) in _FUNCTION_BASES for b in cls.bases):
             continue
-        methods = {
-            f.name.value: f for f in model.functions if model.parent(model.parent(f)) is cls and f.name.value in _AMP_DECORATORS
-        }
+        own = _methods(model, cls)
+        methods = {name: f for name, f in own.items() if name in _AMP_DECORATORS}
         forward = methods.get("forward")
-        if forward is None or _applied_outside_this_files_autocast(model, cls, methods.values()) or _used_only_by_tests(model, cls) \
-                or _forward_called_as_a_plain_method(model, cls):
+        if forward is None or _used_only_by_tests(model, cls) or _forward_called_as_a_plain_method(model, cls) \
+                or _applied_outside_this_files_autocast(model, cls, methods.values(), _static_helpers(model, own)):
             continue
         if all(_autocast_neutral(model, fn, _ctx_name(fn), set()) for fn in methods.values()):
             continue
@@ -484,33 +483,39 @@ def _ctx_name(method: cst.FunctionDef) -> Optional[str]:
     return method.params.params[0].name.value if method.params.params else None
 
 
-def _applied_outside_this_files_autocast(model: FileModel, cls: cst.ClassDef, methods: Iterable[cst.FunctionDef]) -> bool:
+def _methods(model: FileModel, cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
+    """The functions written in the body of `cls`, by name."""
+    return {f.name.value: f for f in model.functions if model.parent(model.parent(f)) is cls}
+
+
+def _applied_outside_this_files_autocast(
+    model: FileModel, cls: cst.ClassDef, methods: Iterable[cst.FunctionDef], helpers: frozenset[str],
+) -> bool:
     """Every `Cls.apply(...)` of the file runs where none of the file's own autocast regions
     reaches (`model.reach`), and the class is named nowhere else (not handed on, aliased or
     stored): its forward and backward then run in the state its callers' files choose, which
     this file's use of autocast says nothing of. Applied under `autocast(enabled=False)` (apex
     casts the inputs itself, then applies the Function with autocast off), forward and backward
     agree; applied after the one region of the method closes (insightface's
-    `DistCrossEntropyFunc`, through `PartialFC.forward`), the region never runs it."""
+    `DistCrossEntropyFunc`, through `PartialFC.forward`), the region never runs it. A call of
+    one of the class's static `helpers` names it without handing it on."""
     name = cls.name.value
     applies = [
         c for c in model.calls
         if isinstance(c.func, cst.Attribute) and c.func.attr.value == "apply" and dotted(c.func.value) == name
     ]
-    helpers = _static_helpers(model, cls)
     named = [n for n in model.name_nodes.get(name, []) if n is not cls.name and not _calls_one_of(model, n, helpers)]
     if len(named) != len(applies) or any(model.regions.active(fn.body) is not None for fn in methods):
         return False  # handed on, or a method runs under autocast whoever applies it
     return not any(model.reach.may_run_under(c) for c in applies)
 
 
-def _static_helpers(model: FileModel, cls: cst.ClassDef) -> frozenset[str]:
-    """The static methods of a Function class besides `forward` and `backward` (Long-LRM's
-    `GaussianRenderer.render`, which both passes call per view): calling one runs plain code,
-    applies no Function and hands the class to no one."""
+def _static_helpers(model: FileModel, own: dict[str, cst.FunctionDef]) -> frozenset[str]:
+    """The static methods of a Function class (`own`: its methods) besides `forward` and
+    `backward` (Long-LRM's `GaussianRenderer.render`, which both passes call per view): calling
+    one runs plain code, applies no Function and hands the class to no one."""
     return frozenset(
-        f.name.value for f in model.functions
-        if model.parent(model.parent(f)) is cls and f.name.value not in _AMP_DECORATORS and "staticmethod" in _decorators(model, f)
+        name for name, f in own.items() if name not in _AMP_DECORATORS and "staticmethod" in _decorators(model, f)
     )
 
 
