@@ -3,8 +3,9 @@
 An entry is keyed by everything a file's findings depend on - ampcheck's version (and
 the state of its lint code, for edited checkouts), the file's text, whether it is a notebook, and the settings that apply to it (its effective
 codes, `warn-unused-ignores`) - and records the other project files its analysis read (with
-the hash of each one's text), so a hit replays the findings, fixes included, without
-parsing or analysing the file, while none of those files has changed. The summaries of
+the hash of each one's text) and the project-wide answers it used (whether any file holds a
+GradScaler), so a hit replays the findings, fixes included, without
+parsing or analysing the file, while none of those files or answers has changed. The summaries of
 project modules (what a module's functions do with scalers and optimizers) are cached
 beside the findings, keyed by the module's text. Entries are written to a temporary file and renamed into
 place, so concurrent runs never see half an entry; anything unreadable is a miss, and a
@@ -66,7 +67,8 @@ class Cache:
 
     def get(self, k: str, path: str, current: Callable[[str], Optional[str]]) -> Optional[list[Finding]]:
         """The cached findings for key `k`, re-addressed to `path`, when every file they depend
-        on still hashes as recorded (`current(path)` -> the hash of its text now); None on a
+        on still hashes as recorded (`current(path)` -> the hash of its text now), and every
+        project-wide answer they depend on still reads the same (`current(key)`); None on a
         miss, a stale entry or a bad one."""
         data = self.get_json(k)
         if data is None:

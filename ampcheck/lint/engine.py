@@ -211,6 +211,13 @@ class _Workspace:
             self._project = open_project(self.root, self.settings, self.summaries, self.digests)
         return self._project
 
+    def current(self, dependency: str) -> Optional[str]:
+        """What a cached result's dependency reads now (`Project.current`): a file's hash,
+        without building the project model for the many results that depend on files only."""
+        if os.path.isabs(dependency):
+            return self.digests(dependency)
+        return self.project().current(dependency)
+
 
 def open_project(
     root: str, settings: Settings, summaries: Optional[Cache], digests: FileDigests, read: Reader = read_regular
@@ -358,7 +365,7 @@ class _Linter:
         if self.cache is None:
             return None
         with RECORDER.phase(Phase.CACHE):
-            found = self.cache.get(key(text, self.kind, self.fingerprint), self.path, self.workspace.digests)
+            found = self.cache.get(key(text, self.kind, self.fingerprint), self.path, self.workspace.current)
         if found is not None:
             RECORDER.count(Count.CACHE_HITS)
         return found

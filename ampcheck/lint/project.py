@@ -72,6 +72,14 @@ def _taken_from(packages: tuple[str, ...], defined: Iterable[str]) -> Optional[r
 
 
 _CLASS_STATEMENT = re.compile(r"^[ \t]*class\s+(\w+)\s*\(([^)]*)\)", re.M)
+# The key under which an analysis that asked whether the project is free of GradScalers
+# records the answer among the files it read (no file's absolute path looks like it): a cached
+# result is replayed only while the project answers the same, files created since included.
+SCALER_FREE = "<project>:no GradScaler"
+_UNSCALE = re.compile(r"\bunscale_\b")  # (not DeepSpeed's `unscale_and_clip_grads`)
+_SCALE_CALL = re.compile(r"\.scale\s*\(")
+_STEP_OF_SOMETHING = re.compile(r"\.step\(\s*[^)\s]")
+_BARE_UPDATE = re.compile(r"\.update\(\s*\)")
 
 
 def project_root(config_path: Optional[Path], paths: list[str], cwd: Path) -> Path:
@@ -146,6 +154,8 @@ class Project:
     _texts: Optional[dict[str, str]] = None
     # base name -> (file, class) of each `class X(... base ...)` statement in the project's texts
     _class_statements: Optional[dict[str, list[tuple[str, str]]]] = None
+    # whether no file of the project can make or work a GradScaler (`scaler_free`), once asked
+    _scaler_free: Optional[bool] = None
     # answers of lookups and class hierarchies, until a module's summary is added or dropped
     _answers: dict[tuple, tuple] = field(default_factory=dict)
     # project folder -> where its packaging puts package names (`_mapped`)
@@ -331,6 +341,7 @@ class Project:
         key = os.path.abspath(path)
         self._by_path.pop(key, None)
         self.digests.forget(key)
+        self._scaler_free = None
         if self._texts is not None and key.endswith(".py"):
             self._class_statements = None
             self._texts.pop(key, None)
@@ -441,6 +452,28 @@ class Project:
             self._record_text(path)
         return False
 
+    @timed(Phase.CALLERS)
+    def scaler_free(self) -> bool:
+        """Whether no file of the project makes, names or works a GradScaler (`_works_a_scaler`):
+        then no caller can hand one to a function of the project, and a backward there is
+        nobody's to scale (DeepSpeed's engine, with its own loss scalers, replays no caller of
+        its hundreds of plain backwards). A view that reads no file cannot tell (False). The
+        answer is recorded under `SCALER_FREE`, for `current` to check before a cached result
+        that depends on it is replayed."""
+        if self._scaler_free is None:
+            texts = self._texts.values() if self._texts is not None else (t for _, t in self._read_project())
+            self._scaler_free = self.reads and not any(_works_a_scaler(t) for t in texts)
+        if self._recorded is not None:
+            self._recorded[SCALER_FREE] = str(self._scaler_free)
+        return self._scaler_free
+
+    def current(self, dependency: str) -> Optional[str]:
+        """What a cached result's dependency reads now: the project's answer for `SCALER_FREE`,
+        else the hash of the file's text (None when it cannot be read)."""
+        if dependency == SCALER_FREE:
+            return str(self.scaler_free())
+        return self.digests(dependency)
+
     def _record_text(self, path: str) -> None:
         """Record a file whose text (not its summary) an analysis read; "" for none."""
         if path and self._recorded is not None:
@@ -462,17 +495,21 @@ class Project:
 
     def _project_texts(self) -> dict[str, str]:
         if self._texts is None:
-            self._texts = {}
-            for folder, dirs, files in os.walk(self.root):
-                here = Path(folder)
-                dirs[:] = sorted(d for d in dirs if not self._skip(here / d))
-                for name in sorted(files):
-                    if name.endswith(".py"):
-                        path = os.path.join(folder, name)
-                        text = self._searchable(path)
-                        if text is not None:
-                            self._texts[path] = text
+            self._texts = dict(self._read_project())
         return self._texts
+
+    def _read_project(self) -> Iterator[tuple[str, str]]:
+        """Each Python file of the project with its text, read as it is reached (a search that
+        stops at its first match, as `scaler_free` in a project with a GradScaler, reads few)."""
+        for folder, dirs, files in os.walk(self.root):
+            here = Path(folder)
+            dirs[:] = sorted(d for d in dirs if not self._skip(here / d))
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    path = os.path.join(folder, name)
+                    text = self._searchable(path)
+                    if text is not None:
+                        yield path, text
 
     def _searchable(self, path: str) -> Optional[str]:
         """A file's text for the search for callers, or None (unreadable, or too large)."""
@@ -712,6 +749,19 @@ class Recording:
 
     def __exit__(self, *exc: object) -> None:
         self.project._recorded = None
+
+
+def _works_a_scaler(text: str) -> bool:
+    """Whether a file's text makes, names or works a GradScaler: it spells the class
+    (constructed, imported, or a project subclass's base), `unscale_` or a `.scale(` call, or
+    both a `.step(x)` and an `.update()` (one a framework made, stepped and updated here). The
+    plain substring tests come first: most files of a project fail them all."""
+    return (
+        "GradScaler" in text
+        or ("unscale_" in text and _UNSCALE.search(text) is not None)
+        or (".scale" in text and _SCALE_CALL.search(text) is not None)
+        or (".step(" in text and ".update(" in text and _STEP_OF_SOMETHING.search(text) is not None and _BARE_UPDATE.search(text) is not None)
+    )
 
 
 def _inside(path: Path, root: Path) -> bool:

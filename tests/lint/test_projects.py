@@ -14,7 +14,8 @@ import pytest
 from ampcheck.config import Overrides, load_settings
 from ampcheck.lint import engine
 from ampcheck.lint.engine import Options, lint_paths
-from ampcheck.lint.project import project_root
+from ampcheck.lint.digests import FileDigests
+from ampcheck.lint.project import Project, project_root
 from tests.lint.helpers import expected
 from tests.paths import FIXTURES
 
@@ -26,6 +27,10 @@ def _lint(root: Path, *paths: str, cache: bool = False) -> engine.LintResult:
     targets = [str(root / p) for p in paths] or [str(root)]
     settings = load_settings(targets, Overrides(select=("AMP1",)), cwd=root)
     return lint_paths(targets, settings, Options(cache=cache, jobs=1))
+
+
+def _project(root: Path) -> Project:
+    return engine.open_project(str(root), load_settings([str(root)], Overrides(), cwd=root), None, FileDigests())
 
 
 def _found(result: engine.LintResult, root: Path) -> dict[str, list[tuple[str, int]]]:
@@ -150,6 +155,20 @@ def test_a_resume_module_that_starts_loading_the_optimizer_state_invalidates_the
     ))
     again = _lint(root, "train.py", cache=True)
     assert [f.line for f in again.findings] == [19, 20] and again.analysed == 1
+
+
+def test_a_project_where_no_file_makes_or_works_a_gradscaler_is_scaler_free():
+    assert _project(PROJECTS / "engine_with_its_own_loss_scaler").scaler_free()
+    assert not _project(PROJECTS / "src_helpers").scaler_free()
+
+
+def test_a_cached_result_that_relied_on_the_project_having_no_gradscaler_is_analysed_again_once_a_file_makes_one(tmp_path: Path):
+    root = tmp_path / "engine"
+    shutil.copytree(PROJECTS / "engine_with_its_own_loss_scaler", root)
+    assert _lint(root, "engine/runtime.py", cache=True).analysed == 1
+    assert _lint(root, "engine/runtime.py", cache=True).analysed == 0
+    (root / "amp_train.py").write_text("import torch\n\nscaler = torch.amp.GradScaler()\n")
+    assert _lint(root, "engine/runtime.py", cache=True).analysed == 1
 
 
 def test_an_unchanged_project_replays_every_result_from_the_cache(scratch: Path):

@@ -303,10 +303,15 @@ def _roots(model: FileModel) -> Iterator[tuple[object, list[Event]]]:
     included, or an object of a project class that is one), where a call a GradScaler makes
     (`x.step(opt)`, `x.update()`) goes to a receiver this file does not bind to something
     else, or in a function whose callers in the project hand it one (it back-propagates or
-    works a parameter): what it is, the project says."""
+    works a parameter): what it is, the project says. All but the first need a GradScaler
+    somewhere in the project (`Project.scaler_free`): DeepSpeed's engine, whose own loss
+    scalers call `update(x)` and whose schedulers `step(x)`, resolves none of its objects'
+    classes and replays none of its callers."""
     if not (
-        model.bindings.of_kind("scaler") or _scaler_shaped_calls(model) or _project_scalers(model)
-        or model.steps.has_caller_context()
+        model.bindings.of_kind("scaler")
+        or (not model.project.scaler_free() and (
+            _project_scalers(model) or _scaler_shaped_calls(model) or model.steps.has_caller_context()
+        ))
     ):
         return iter(())
     return model.steps.roots()
