@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterator, Optional, Union
 
 import libcst as cst
 
+from ampcheck.lint.literals import literal
 from ampcheck.lint.names import dotted
 from ampcheck.lint.tree import SourceTree
 
@@ -136,9 +137,9 @@ class ConstEval:
         if self._assumed is not None and isinstance(expr, (cst.Name, cst.Attribute)) and dotted(expr) == self._assumed[0]:
             return self._assumed[1]
         if isinstance(expr, (cst.Integer, cst.Float)):
-            return expr.evaluated_value
+            return literal(expr)
         if isinstance(expr, cst.SimpleString):
-            return expr.evaluated_value
+            return literal(expr)
         if isinstance(expr, cst.ConcatenatedString):
             v = expr.evaluated_value
             return UNKNOWN if v is None else v

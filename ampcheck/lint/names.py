@@ -16,6 +16,8 @@ from typing import Iterable, Optional, Union
 
 import libcst as cst
 
+from ampcheck.lint.literals import literal
+
 
 def dotted(expr: cst.BaseExpression) -> Optional[str]:
     """`a.b.c` as text for a pure Name/Attribute chain, else None."""
@@ -84,7 +86,7 @@ def compared_to_string(expr: cst.BaseExpression) -> Optional[tuple[str, str, boo
     """For a test comparing a name or attribute chain (`mode`, `config.amp_type`) by `==` or
     `!=` with a string literal: the name, the string, and whether it is `==`."""
     found = equality(expr)
-    value = found[1].evaluated_value if found is not None and isinstance(found[1], cst.SimpleString) else None
+    value = literal(found[1]) if found is not None and isinstance(found[1], cst.SimpleString) else None
     return (found[0], value, found[2]) if found is not None and isinstance(value, str) else None
 
 

@@ -50,6 +50,7 @@ from ampcheck.lint.closures import keeps_alias
 from ampcheck.lint.codec import Codec
 from ampcheck.lint.consteval import named_param, param_names
 from ampcheck.lint.kinds import MODULE_CHAIN, framework_clipper, is_optimizer_class, is_scaler_class
+from ampcheck.lint.literals import literal
 from ampcheck.lint.names import call_argument, compared_to_none, compared_to_string, dotted, equality, is_none, last_name
 from ampcheck.lint.tree import SourceTree
 from ampcheck.lint.walk import preorder
@@ -1219,7 +1220,7 @@ class _Builder:
                 if isinstance(parent, cst.Call) and parent.func is node:
                     calls.append(node.attr.value if isinstance(node, cst.Attribute) else node.value)
             elif isinstance(node, cst.SimpleString):
-                value = node.evaluated_value
+                value = literal(node)
                 strings.append(value if isinstance(value, str) else value.decode("latin-1"))
         conjuncts, disjuncts = _operands(expr, cst.And), _operands(expr, cst.Or)
         negated = expr.expression if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not) else None
@@ -1662,8 +1663,8 @@ class _Builder:
             if not isinstance(expr, cst.Attribute) and self._loss_scale(expr):
                 return Value(self._text(expr), BindingInfo("loss_scale"))
         text = dotted(expr)
-        if isinstance(expr, cst.SimpleString) and isinstance(expr.evaluated_value, str):
-            return Value(None, string=expr.evaluated_value)
+        if isinstance(expr, cst.SimpleString) and isinstance(literal(expr), str):
+            return Value(None, string=literal(expr))
         if text is None:
             if not self.b.indexes_optimizers(expr):
                 return Value(None)
@@ -1841,7 +1842,7 @@ class _Builder:
             if isinstance(target, cst.Name) and target.value == name.value:
                 best = next((
                     el.value for el in node.value.elements
-                    if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString) and el.key.evaluated_value == key
+                    if isinstance(el, cst.DictElement) and isinstance(el.key, cst.SimpleString) and literal(el.key) == key
                 ), None) if isinstance(node.value, cst.Dict) else None
             elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and target.value.value == name.value \
                     and _string_index(target) == key:
@@ -2374,7 +2375,7 @@ def _string_index(subscript: cst.Subscript) -> Optional[str]:
     if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
         return None
     key = subscript.slice[0].slice.value
-    value = key.evaluated_value if isinstance(key, cst.SimpleString) else None
+    value = literal(key) if isinstance(key, cst.SimpleString) else None
     return value if isinstance(value, str) else None
 
 
@@ -2395,7 +2396,7 @@ def _compares_strings(test: Test) -> bool:
 def _pins_one(expr: cst.BaseExpression, versions: dict[str, tuple[int, ...]]) -> Optional[tuple[str, tuple[int, ...], bool]]:
     """`Test.pins_one` of a test: a name or attribute chain compared by `==` or `!=` with 1."""
     found = equality(expr)
-    if found is None or not isinstance(found[1], cst.Integer) or found[1].evaluated_value != 1:
+    if found is None or not isinstance(found[1], cst.Integer) or literal(found[1]) != 1:
         return None
     return found[0], versions.get(found[0], ()), found[2]
 
@@ -2427,7 +2428,7 @@ def _identically_zero(expr: cst.BaseExpression) -> bool:
     every gradient (what DDP code does to reach unused parameters, or to free a graph after a
     skipped step), which a loss scale cannot change."""
     if isinstance(expr, (cst.Integer, cst.Float)):
-        return float(expr.evaluated_value) == 0.0
+        return float(literal(expr)) == 0.0
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
         return _identically_zero(expr.left) or _identically_zero(expr.right)
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
@@ -2472,8 +2473,8 @@ def _constant_item(expr: cst.BaseExpression) -> Optional[str]:
     base, index = dotted(expr.value), expr.slice[0].slice.value
     if base is None:
         return None
-    if isinstance(index, cst.Integer) or (isinstance(index, cst.SimpleString) and isinstance(index.evaluated_value, str)):
-        return f"{base}[{index.evaluated_value!r}]"
+    if isinstance(index, cst.Integer) or (isinstance(index, cst.SimpleString) and isinstance(literal(index), str)):
+        return f"{base}[{literal(index)!r}]"
     return None
 
 
@@ -2492,7 +2493,7 @@ def _tested_against_zero(tree: SourceTree, node: cst.CSTNode) -> bool:
         return False
     sides = (comparison.left, comparison.comparisons[0].comparator)
     other = sides[1] if sides[0] is node else sides[0] if sides[1] is node else None
-    return isinstance(other, (cst.Integer, cst.Float)) and other.evaluated_value == 0
+    return isinstance(other, (cst.Integer, cst.Float)) and literal(other) == 0
 
 
 def _factors(expr: cst.BaseExpression) -> Iterator[cst.BaseExpression]:

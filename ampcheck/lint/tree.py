@@ -14,6 +14,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from ampcheck.lint.cstparse import parse_module
+from ampcheck.lint.literals import literal
 from ampcheck.lint.names import ImportTable, dotted
 from ampcheck.lint.positions import StatementPositions
 from ampcheck.lint.walk import code_children
@@ -591,7 +592,7 @@ class _Canonical:
         if t in (cst.Integer, cst.Float, cst.Imaginary):
             return node.value  # type: ignore[attr-defined]
         if t is cst.SimpleString:
-            return repr(node.evaluated_value)  # type: ignore[attr-defined]
+            return repr(literal(node))  # type: ignore[arg-type]
         if t is cst.Call:
             return f"{sub(node.func)}({', '.join(self._arg(a, depth) for a in node.args)})"  # type: ignore[attr-defined]
         if t is cst.Comparison:

@@ -46,6 +46,7 @@ from libcst.metadata import CodePosition
 
 from ampcheck.findings import Applicability, Edit, Finding, Fix
 from ampcheck.lint.checks import check
+from ampcheck.lint.literals import literal
 from ampcheck.lint.model import FileModel
 from ampcheck.lint.names import dotted, import_key
 from ampcheck.lint.scopes import UNKNOWN, Scopes
@@ -587,7 +588,7 @@ def _exports(model: FileModel) -> set[str]:
         if any(isinstance(t, cst.Name) and t.value == "__all__" for t in targets) and isinstance(
             value, (cst.List, cst.Tuple, cst.Set)
         ):
-            out.update(e.value.evaluated_value for e in value.elements if isinstance(e.value, cst.SimpleString))
+            out.update(literal(e.value) for e in value.elements if isinstance(e.value, cst.SimpleString))
     return out
 
 
