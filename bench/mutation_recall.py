@@ -674,6 +674,21 @@ EQUIVALENT: dict[tuple[str, str, str, int], str] = {
             "a timing / memory benchmark: the gradients of the backward are never stepped on, clipped or read"
         for line in (82, 124)
     },
+    **{
+        (repo, path, "drop_update", line):
+            "one backward, then the scaler steps the model's optimizer and the center loss's with an update after each "
+            "(TransReID's loop, whose center step after the first update is already reported, AMP103): without the later "
+            "update the scale is still updated once per iteration, and the next update reads the center step's inf check"
+        for repo, path, line in (
+            ("Alioth2000/Hoss-ReID", "processor/processor.py", 145),
+            ("ChonJohn1711/ICPL-ReID", "processor/processor.py", 326),
+            ("BestTao/occ-moe", "processor.py", 466), ("BestTao/occ-moe", "processor.py", 475),
+            ("BestTao/occ-moe", "processor/processor.py", 494), ("BestTao/occ-moe", "processor/processor.py", 503),
+        )
+    },
+    ("VITA-Group/layerGraftedPretraining_ICLR23", "main_pretrain.py", "drop_scale", 618):
+        "train() back-propagates the scaled loss and never steps: no scaler.step, update or optimizer.step "
+        "anywhere in it, so no gradient of the backward is ever consumed",
 }
 
 # Repositories too large to mutate every file in the time a run has: at most this many of
