@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 import libcst as cst
-import pytest
 
 from ampcheck.lint.model import FileModel
 from tests.paths import FIXTURES
