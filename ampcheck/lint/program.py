@@ -407,6 +407,17 @@ class Op:
     node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
 
+@dataclass(frozen=True)
+class Asserted:
+    """An `assert` among the top-level statements of a function's body: every op after it runs
+    only where its test held, as a failing `assert` raises out of the function (betty's
+    `assert not self._fp16, "FP16 training is not supported for IterativeProblem."` before the
+    hand step of a functional optimizer)."""
+
+    after: int  # how many of the function's ops come before it
+    test: Test
+
+
 @dataclass(eq=False)
 class FunctionProgram:
     key: str  # "" for the module body, "f", "C.m", "f.inner"
@@ -436,6 +447,7 @@ class FunctionProgram:
     # return GradScaler("cuda", enabled=enabled)`): what it makes is on where the caller's
     # argument for it holds
     returns_enabled_by: Optional[str] = None
+    asserted: tuple[Asserted, ...] = ()
     node: Optional[cst.CSTNode] = field(default=None, repr=False, metadata=_NOT_ON_DISK)
 
     @property
@@ -952,7 +964,17 @@ class _Builder:
             scope_key(self.tree, fn), scope_key(self.tree, cls) if in_class and cls is not None else None,
             tuple(params), kwonly, param_bindings, ops, self_name, self._returns(fn), self._returns_items(fn),
             rebound=rebound, returns_function=self._returns_function(fn), none_defaults=_none_defaults(fn),
-            returns_scaled=scaled, returns_scaled_items=scaled_items, returns_enabled_by=self._returns_enabled_by(fn), node=fn,
+            returns_scaled=scaled, returns_scaled_items=scaled_items, returns_enabled_by=self._returns_enabled_by(fn),
+            asserted=self._asserted(fn, ops), node=fn,
+        )
+
+    def _asserted(self, fn: cst.FunctionDef, ops: list[Op]) -> tuple[Asserted, ...]:
+        """The `assert` statements among the top-level statements of `fn`'s body, each with the
+        number of `fn`'s ops written before it."""
+        return tuple(
+            Asserted(sum(1 for op in ops if op.node is not None and self.tree.precedes(op.node, small)), self._test(small.test))
+            for stmt in _statements(fn.body) if isinstance(stmt, cst.SimpleStatementLine)
+            for small in stmt.body if isinstance(small, cst.Assert)
         )
 
     def _returns_enabled_by(self, fn: cst.FunctionDef) -> Optional[str]:

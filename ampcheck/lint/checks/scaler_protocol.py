@@ -434,6 +434,8 @@ def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
     for o in step.of(EventKind.OPT_STEP):
         if o.recomputed:
             continue  # (`opt.step(closure)` whose closure zeroes and back-propagates: it steps on those gradients)
+        if _asserted_amp_off(step, o):
+            continue
         last = _last_backward(step, o) or _unscale_without_backward(step, o)
         if last is not None and last.kind == EventKind.BACKWARD:
             last = _unscaled_since(step, last, o) or last
@@ -477,6 +479,25 @@ def _amp101(step: _Step) -> Iterator[tuple[Event, str]]:
                 f"`{s}.step({opt})` would have skipped (and backed the scale off for); call `{s}.step({opt})` "
                 "instead, or check the gradients for inf/NaN before stepping by hand")
             )
+
+
+def _asserted_amp_off(step: _Step, e: Event) -> bool:
+    """Whether the function `e` is written in asserts, in its body before `e`, that AMP is off
+    (`assert not self._fp16`, `assert not args.amp and ...`, `assert scaler is None`): a run
+    with AMP on raises there, so `e` runs only where no scaler scales anything."""
+    found = step.model.steps.written_in(e)
+    if found is None:
+        return False
+    fn = found[1]
+    at = next((i for i, op in enumerate(fn.ops) if op is e.op), None)
+    return at is not None and any(
+        a.after <= at and any(
+            (t.negated is not None and step.is_toggle(t.negated, None, ""))
+            or (t.none_of is not None and t.none_of[1] and step.is_toggle(t, None, ""))
+            for t in (a.test, *a.test.conjuncts)
+        )
+        for a in fn.asserted
+    )
 
 
 def _beside_a_plain_backward(step: _Step, last: Event, o: Event, s: str, b: Optional[Binding]) -> bool:
