@@ -1404,7 +1404,9 @@ class _Builder:
         found: set[int] = set()
         child: cst.CSTNode = node
         for anc in self.tree.ancestors(node):
-            if isinstance(anc, (cst.Try, cst.TryStar)) and child is anc.body:
+            if isinstance(anc, (cst.Try, cst.TryStar)) and child is anc.body and not (
+                self._scaler_call(node) and self._completes(node, anc.body)
+            ):
                 found.update(self._held_by(leaving, anc.handlers))
             if anc is stmt:
                 break
@@ -1414,6 +1416,53 @@ class _Builder:
                 found.update(self._held_by(leaving, _later_in_block(anc, child)))
             child = anc
         return tuple(sorted(found))
+
+    def _completes(self, node: cst.CSTNode, body: cst.BaseSuite) -> bool:
+        """Whether `node` returning completes the `try` body `body`: it is the whole of an
+        expression statement that ends its block but for GradScaler updates (`_updates`), that
+        block ends the `if` or `else` holding it, and so on up to `body`, with no loop or `with`
+        between. Once it has returned, nothing of the body that can raise in a valid run is left,
+        so no handler runs after it (a `scaler.step(opt)` that ends a `try` whose handler skips
+        the `update()` after it has not stepped when the handler runs; nor has one followed by
+        `scaler.update()` alone, in a `try` around the whole step that catches an OOM)."""
+        child: cst.CSTNode = node
+        for anc in self.tree.ancestors(node):
+            if isinstance(anc, cst.SimpleStatementSuite):  # (`try: scaler.step(opt); log()` on one line)
+                ok = anc.body[-1] is child
+                if anc is body:
+                    return ok
+            elif isinstance(anc, cst.BaseSuite):
+                ok = all(self._updates(later) for later in _later_in_block(anc, child))
+                if anc is body:
+                    return ok
+            elif isinstance(anc, cst.Expr):
+                ok = anc.value is child
+            elif isinstance(anc, cst.SimpleStatementLine):
+                ok = len(anc.body) == 1 and anc.body[0] is child
+            else:
+                ok = isinstance(anc, cst.Else) or (isinstance(anc, cst.If) and child is not anc.test)
+            if not ok:
+                return False
+            child = anc
+        return False
+
+    def _updates(self, stmt: cst.CSTNode) -> bool:
+        """Whether `stmt` is a GradScaler's `update()` alone (`scaler.update()`,
+        `scaler.update(new_scale)`): it raises only where no inf check was recorded, a misuse
+        the rules report themselves, never in a run the protocol allows."""
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)):
+            return False
+        call = stmt.body[0].value
+        return self._scaler_call(call) and call.func.attr.value == "update" and len(call.args) <= 1  # type: ignore[union-attr]
+
+    def _scaler_call(self, node: cst.CSTNode) -> bool:
+        """Whether `node` calls a method of an object bound to a GradScaler here: torch's code,
+        whose effect on the scaler is done once it returns (a call of a project function runs
+        its own steps inside the call, each of which something after it may still follow)."""
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+            return False
+        b = self.b.lookup(node.func.value, node)
+        return b is not None and b.kind == "scaler"
 
     def _statement(self, stmt: cst.CSTNode, guards: tuple[GuardSpec, ...], out: list[Op]) -> None:
         def sub(body: cst.CSTNode, guard: Optional[GuardSpec]) -> None:
