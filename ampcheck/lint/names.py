@@ -75,10 +75,10 @@ def equality(expr: cst.BaseExpression) -> Optional[tuple[str, cst.BaseExpression
     target = expr.comparisons[0]
     if not isinstance(target.operator, (cst.Equal, cst.NotEqual)):
         return None
-    for name, literal in ((expr.left, target.comparator), (target.comparator, expr.left)):
+    for name, constant in ((expr.left, target.comparator), (target.comparator, expr.left)):
         subject = dotted(name) if isinstance(name, (cst.Name, cst.Attribute)) else None
-        if subject is not None and isinstance(literal, (cst.SimpleString, cst.Integer)):
-            return subject, literal, isinstance(target.operator, cst.Equal)
+        if subject is not None and isinstance(constant, (cst.SimpleString, cst.Integer)):
+            return subject, constant, isinstance(target.operator, cst.Equal)
     return None
 
 

@@ -28,8 +28,11 @@ from ampcheck.lint.program import (
 )
 from ampcheck.lint.steps import Event, EventKind, Guard, OnePins, exclusive, separating
 
-# Conditions that switch AMP on and off; the branches they pick are the scaler's own states.
-_AMP_TOGGLE = re.compile(r"amp|fp16|half|mixed|scal(er|ing)|precision|autocast|dtype|float16", re.I)
+# Conditions that switch AMP on and off; the branches they pick are the scaler's own states. A
+# test of a TPU or XLA run is one too: there torch's GradScaler never runs (a vendored Hugging
+# Face Trainer's `if is_torch_tpu_available(): xm.optimizer_step(...)` / `elif self.use_amp:
+# self.scaler.step(...)` after an `unscale_` under `use_amp` alone).
+_AMP_TOGGLE = re.compile(r"amp|fp16|half|mixed|scal(er|ing)|precision|autocast|dtype|float16|tpu|xla", re.I)
 _SCALE_WORD = re.compile(r"scal", re.I)
 _SCALER_EVENTS = (EventKind.SCALED_BACKWARD, EventKind.UNSCALE, EventKind.SCALER_STEP, EventKind.UPDATE, EventKind.SET_SCALE)
 _NOT_SCALERS = frozenset({"model", "loss", "optimizer", "scheduler"})
