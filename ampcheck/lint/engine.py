@@ -420,7 +420,8 @@ def analyse(
     if not out.findings and not (warn_unused and suppress.may_report_unused(text)):
         return out
     with RECORDER.phase(Phase.SUPPRESS):
-        directives = suppress.parse(text)
+        wanted = 1 if warn_unused or not out.findings else min(f.line for f in out.findings)
+        directives = suppress.parse(text, from_line=wanted)
         out.findings = directives.apply(out.findings)
         if warn_unused and UNUSED_SUPPRESSION in codes and error is None:  # no rule ran on a broken file
             out.findings.extend(directives.unused(path, codes))

@@ -117,9 +117,18 @@ def may_report_unused(source: str) -> bool:
     return _MAY_NAME_OURS.search(source) is not None
 
 
-def parse(source: str) -> Suppressions:
-    if not _MAY_HOLD_DIRECTIVE.search(source):
-        return Suppressions(False, {}, {})  # no comment can hold one: skip the tokenizer
+def parse(source: str, from_line: int = 1) -> Suppressions:
+    """The directives of `source`. With `from_line`, only those that can suppress a finding
+    starting on that line or later are needed: a directive suppresses findings that start on
+    its line or on a line joined to it (always an earlier one), so a file whose directive-like
+    comments all sit above `from_line` (icefall's `# noqa` on imports) skips the tokenizer."""
+    last = None
+    for last in _MAY_HOLD_DIRECTIVE.finditer(source):
+        pass
+    if last is None or (
+        source.count("\n", 0, last.start()) + 1 < from_line and not _IGNORE_FILE.search(source)
+    ):
+        return Suppressions(False, {}, {})  # no comment can hold one that applies: skip the tokenizer
     directives: dict[int, list[Directive]] = {}
     ignore_file = False
     comments, joined = _scan(source)
