@@ -212,11 +212,11 @@ class _Workspace:
         return self._project
 
     def current(self, dependency: str) -> Optional[str]:
-        """What a cached result's dependency reads now (`Project.current`): a file's hash,
-        without building the project model for the many results that depend on files only."""
+        """What a cached result's dependency reads now: a file's hash (by its absolute path),
+        or a project-wide answer (`Project.answer`), for which alone the project model is built."""
         if os.path.isabs(dependency):
             return self.digests(dependency)
-        return self.project().current(dependency)
+        return self.project().answer(dependency)
 
 
 def open_project(

@@ -458,7 +458,7 @@ class Project:
         then no caller can hand one to a function of the project, and a backward there is
         nobody's to scale (DeepSpeed's engine, with its own loss scalers, replays no caller of
         its hundreds of plain backwards). A view that reads no file cannot tell (False). The
-        answer is recorded under `SCALER_FREE`, for `current` to check before a cached result
+        answer is recorded under `SCALER_FREE`, for `answer` to check before a cached result
         that depends on it is replayed."""
         if self._scaler_free is None:
             texts = self._texts.values() if self._texts is not None else (t for _, t in self._read_project())
@@ -467,12 +467,10 @@ class Project:
             self._recorded[SCALER_FREE] = str(self._scaler_free)
         return self._scaler_free
 
-    def current(self, dependency: str) -> Optional[str]:
-        """What a cached result's dependency reads now: the project's answer for `SCALER_FREE`,
-        else the hash of the file's text (None when it cannot be read)."""
-        if dependency == SCALER_FREE:
-            return str(self.scaler_free())
-        return self.digests(dependency)
+    def answer(self, key: str) -> Optional[str]:
+        """The project-wide answer a cached result recorded under `key`, as it reads now
+        (`SCALER_FREE`); None for a key it does not know, which no cached result then matches."""
+        return str(self.scaler_free()) if key == SCALER_FREE else None
 
     def _record_text(self, path: str) -> None:
         """Record a file whose text (not its summary) an analysis read; "" for none."""
